@@ -1,0 +1,49 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "ManagedRecord",
+    platforms: [.macOS(.v15)],
+    products: [
+        .library(name: "ObjectGraph", targets: ["ObjectGraph"]),
+        .library(name: "ManagedRecord", targets: ["ManagedRecord"]),
+        .executable(name: "Demo", targets: ["Demo"]),
+    ],
+    dependencies: [
+        // OrderedSet keeps to-many relationships O(1) for membership and ordered for `[T]`.
+        .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
+        // SHA-256 for the per-entity and per-model version hashes stored in Z_METADATA.
+        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
+        // Logging, the Linux convention (DESIGN.md, decision 7).
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+    ],
+    targets: [
+        .systemLibrary(
+            name: "CSQLite",
+            providers: [.apt(["libsqlite3-dev"])]
+        ),
+        .target(
+            name: "ObjectGraph",
+            dependencies: [
+                "CSQLite",
+                .product(name: "OrderedCollections", package: "swift-collections"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .target(
+            name: "ManagedRecord",
+            dependencies: ["ObjectGraph"]
+        ),
+        .executableTarget(
+            name: "Demo",
+            dependencies: ["ObjectGraph", "ManagedRecord"],
+            path: "Demo"
+        ),
+        .testTarget(
+            name: "ObjectGraphTests",
+            dependencies: ["ObjectGraph"]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

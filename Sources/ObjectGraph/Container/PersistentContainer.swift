@@ -1,0 +1,95 @@
+import Foundation
+
+/// The one-line stack: a model, a coordinator with its store, a main context and background
+/// contexts.
+///
+/// For example:
+///
+/// ```swift
+/// let container = try PersistentContainer(name: "Company",
+///                                         entities: [Department.self, Employee.self, Manager.self])
+/// let context = container.viewContext
+/// ```
+///
+/// The store lives at `$XDG_DATA_HOME/<name>/<name>.sqlite` (else
+/// `~/.local/share/<name>/<name>.sqlite`); folders are created. Pass `storeURL:` for another
+/// file, or ``PersistentContainer/Location/inMemory`` for tests. Loading throws, never aborts.
+///
+/// Thread-safe; ``viewContext`` is confined to the thread that created the container.
+public final class PersistentContainer: Sendable {
+    /// Where the store lives.
+    public enum Location: Sendable {
+        /// `$XDG_DATA_HOME/<name>/<name>.sqlite`, else `~/.local/share/<name>/<name>.sqlite`.
+        case defaultLocation
+        /// This file.
+        case file(URL)
+        /// Memory only, gone with the container.
+        case inMemory
+    }
+
+    /// The container's name (the store's folder and file name by default).
+    public let name: String
+    public let managedObjectModel: ManagedObjectModel
+    public let persistentStoreCoordinator: PersistentStoreCoordinator
+    /// The main context, confined to the thread that created the container.
+    public let viewContext: ManagedObjectContext
+
+    /// Opens (or creates) the container's store with a model built from `entities`.
+    ///
+    /// - Throws: ``ModelError`` for an invalid model, ``StoreError`` when the store cannot be
+    ///   opened or does not fit the model.
+    public convenience init(name: String, entities: [ManagedObject.Type], storeURL: URL? = nil) throws {
+        try self.init(name: name, model: ManagedObjectModel(entities: entities), location: storeURL.map { .file($0) } ?? .defaultLocation)
+    }
+
+    /// Opens a container with `entities` at `location` (`.inMemory` for tests).
+    public convenience init(name: String, entities: [ManagedObject.Type], location: Location) throws {
+        try self.init(name: name, model: ManagedObjectModel(entities: entities), location: location)
+    }
+
+    /// Opens (or creates) the store at `storeURL` (or the default location) with `model`.
+    public convenience init(name: String, model: ManagedObjectModel, storeURL: URL? = nil) throws {
+        try self.init(name: name, model: model, location: storeURL.map { .file($0) } ?? .defaultLocation)
+    }
+
+    /// Opens a container with `model` at `location`.
+    public init(name: String, model: ManagedObjectModel, location: Location) throws {
+        self.name = name
+        managedObjectModel = model
+        let url: URL?
+        switch location {
+        case .defaultLocation: url = Self.defaultStoreURL(name: name)
+        case .file(let file): url = file
+        case .inMemory: url = nil
+        }
+        persistentStoreCoordinator = try PersistentStoreCoordinator(model: model, storeURL: url)
+        viewContext = ManagedObjectContext(coordinator: persistentStoreCoordinator, concurrencyType: .confined, name: "\(name).viewContext")
+    }
+
+    /// A new private-queue context on the same store: use it inside `perform`. Its saves
+    /// are merged into ``viewContext`` (and every other context of the container).
+    public func newBackgroundContext() -> ManagedObjectContext {
+        ManagedObjectContext(coordinator: persistentStoreCoordinator, concurrencyType: .privateQueue, name: "\(name).background")
+    }
+
+    /// Runs `block` on a new background context and waits for it.
+    public func performBackgroundTask<T>(_ block: (ManagedObjectContext) throws -> T) rethrows -> T {
+        let context = newBackgroundContext()
+        return try context.performAndWait { try block(context) }
+    }
+
+    /// The store URL used when none is given: XDG's data folder.
+    public static func defaultStoreURL(name: String) -> URL {
+        let environment = ProcessInfo.processInfo.environment
+        let base: URL
+        if let xdg = environment["XDG_DATA_HOME"], !xdg.isEmpty, xdg.hasPrefix("/") {
+            base = URL(fileURLWithPath: xdg, isDirectory: true)
+        } else {
+            base = FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".local/share", isDirectory: true)
+        }
+        return base.appendingPathComponent(name, isDirectory: true).appendingPathComponent("\(name).sqlite")
+    }
+
+    /// The store file, or nil in memory.
+    public var storeURL: URL? { persistentStoreCoordinator.storeURL }
+}

@@ -1,0 +1,54 @@
+import Foundation
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Checks that a context is used only where it belongs: on its home thread (a confined
+/// context), or inside `perform` / `performAndWait`, which serialize use from any thread.
+final class ConfinementGuard: @unchecked Sendable {  // `performer` is atomic; the lock guards performs
+    /// The thread a confined context belongs to (nil for a private-queue context).
+    let homeThread: pthread_t?
+    /// The thread running a `perform` block now, or 0.
+    private let performer = Atomic<UInt>(0)
+    private let lock = NSRecursiveLock()
+
+    init(homeThread: pthread_t?) {
+        self.homeThread = homeThread
+    }
+
+    /// Whether the calling thread may use the context now.
+    @inline(__always)
+    func isAllowed() -> Bool {
+        let me = UInt(bitPattern: Int(bitPattern: UInt(pthread_self())))
+        let current = performer.load(ordering: .relaxed)
+        if current == me { return true }
+        if current != 0 { return false }
+        guard let homeThread else { return false }
+        return pthread_equal(homeThread, pthread_self()) != 0
+    }
+
+    /// Stops with a message saying which context was misused and how to use it.
+    func violation(_ name: String) -> Never {
+        if performer.load(ordering: .relaxed) != 0 {
+            fatalError("ManagedRecord: \(name) was used from one thread while another thread runs a perform block on it. A context is confined: use it only inside perform { } / performAndWait { }, or only on its own thread.")
+        }
+        if homeThread == nil {
+            fatalError("ManagedRecord: \(name) is a private-queue context; use it only inside perform { } or performAndWait { }.")
+        }
+        fatalError("ManagedRecord: \(name) is confined to the thread that created it and was used from another thread. Pass object IDs between threads, and use perform { } or a context of that thread.")
+    }
+
+    /// Runs `body` with the context bound to the calling thread, serialized with every other
+    /// `perform` on the same context.
+    func perform<T>(_ body: () throws -> T) rethrows -> T {
+        lock.lock()
+        let me = UInt(bitPattern: Int(bitPattern: UInt(pthread_self())))
+        let previous = performer.exchange(me, ordering: .acquiring)
+        defer {
+            performer.store(previous, ordering: .releasing)
+            lock.unlock()
+        }
+        return try body()
+    }
+}

@@ -1,0 +1,127 @@
+import Foundation
+
+// Merging other contexts' saves, refreshing, rolling back and resetting.
+extension ManagedObjectContext {
+    /// Posts a saved change set; merged on this context's own thread at its next entry point.
+    func enqueue(_ changes: ChangeSet) {
+        inboxLock.withLock {
+            inbox.append(changes)
+            inboxFlag.store(true, ordering: .releasing)
+        }
+    }
+
+    /// Merges every waiting change set: unchanged registered objects take the saved values,
+    /// deleted ones become deleted and leave the context. Objects with unsaved changes keep
+    /// them; their save then meets the new version and the merge policy decides.
+    func drainInbox() {
+        let sets: [ChangeSet] = inboxLock.withLock {
+            let waiting = inbox
+            inbox.removeAll()
+            inboxFlag.store(false, ordering: .relaxed)
+            return waiting
+        }
+        var merged = ContextChanges()
+        for set in sets {
+            for id in set.deleted {
+                guard let object = registered[id]?.takeUnretainedValue() else { continue }
+                insertedSet.remove(object)
+                updatedSet.remove(object)
+                deletedSet.remove(object)
+                object.state = [.deleted]
+                unregister(object)
+                merged.deleted.insert(id)
+            }
+            for (id, values, version) in set.updated {
+                guard let object = registered[id]?.takeUnretainedValue(),
+                      !object.isFault, !object.isUpdated, !object.isDeleted, version > object.version else { continue }
+                object.values = values
+                object.snapshot = values
+                object.version = version
+                merged.updated.insert(id)
+                merged.changedKeys[id] = set.changes.changedKeys[id]
+            }
+            merged.inserted.formUnion(set.changes.inserted)
+        }
+        post(.objectsDidChange, merged)
+    }
+
+    /// Merges a `.didSave` change set from a context of another coordinator on the same
+    /// store file: refreshes the registered objects it names.
+    public func mergeChanges(fromSaveOf changes: ContextChanges) {
+        willAccess()
+        for id in changes.deleted {
+            guard let object = registered[id]?.takeUnretainedValue(), !object.isInserted else { continue }
+            insertedSet.remove(object)
+            updatedSet.remove(object)
+            deletedSet.remove(object)
+            object.state = [.deleted]
+            unregister(object)
+        }
+        for id in changes.updated {
+            guard let object = registered[id]?.takeUnretainedValue(), !object.isFault else { continue }
+            refresh(object, mergeChanges: true)
+        }
+        post(.objectsDidChange, changes)
+    }
+
+    /// Brings `object` up to date with the store. With `mergeChanges` false its unsaved
+    /// changes are discarded and it turns into a fault (values load again on next touch);
+    /// with true its values are re-read and its unsaved changes kept on top.
+    public func refresh(_ object: ManagedObject, mergeChanges: Bool) {
+        willAccess()
+        guard object.context === self, !object.isInserted, !object.isFault else { return }
+        persistentStoreCoordinator.rowCache.remove([object.objectID])
+        guard mergeChanges else {
+            updatedSet.remove(object)
+            deletedSet.remove(object)
+            object.values = []
+            object.snapshot = []
+            object.state = [.fault]
+            return
+        }
+        let local = object.values
+        let changed = object.changedSlots()
+        object.state.insert(.fault)
+        fulfillFault(object)
+        guard object.context === self else { return }
+        for slot in changed { object.values[slot] = local[slot] }
+        for slot in object.values.indices where object.entity.properties[slot].isTransient { object.values[slot] = local[slot] }
+    }
+
+    /// Discards every unsaved change: inserted objects leave the context, changed and
+    /// deleted ones return to their saved values.
+    public func rollback() {
+        willAccess()
+        var changes = ContextChanges()
+        for object in insertedSet {
+            object.state.remove(.inserted)
+            unregister(object)
+            changes.deleted.insert(object.objectID)
+        }
+        for object in updatedSet.union(deletedSet) {
+            if !object.snapshot.isEmpty { object.values = object.snapshot }
+            object.state.remove([.updated, .deleted])
+            changes.updated.insert(object.objectID)
+        }
+        insertedSet.removeAll()
+        updatedSet.removeAll()
+        deletedSet.removeAll()
+        unannounced = ContextChanges()
+        objectsDidChangePending = false
+        post(.objectsDidChange, changes)
+    }
+
+    /// Forgets every registered object and unsaved change. Objects you still hold belong to
+    /// no context afterwards; fetch them again.
+    public func reset() {
+        willAccess()
+        for (_, object) in registered { object.takeUnretainedValue().context = nil }
+        for object in insertedSet.union(updatedSet).union(deletedSet) { object.context = nil }
+        registered.removeAll()
+        insertedSet.removeAll()
+        updatedSet.removeAll()
+        deletedSet.removeAll()
+        unannounced = ContextChanges()
+        objectsDidChangePending = false
+    }
+}

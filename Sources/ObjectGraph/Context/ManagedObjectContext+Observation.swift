@@ -1,0 +1,77 @@
+/// Observers hear about a context's changes on the context's own thread or queue.
+extension ManagedObjectContext {
+    /// An observation; pass it to ``removeObserver(_:)`` to stop.
+    public struct ObserverToken: Hashable, Sendable {
+        let event: ContextEvent
+        let value: Int
+    }
+
+    /// Calls `block` with the IDs of inserted, updated and deleted objects (and changed
+    /// keys) whenever `event` happens: `.objectsDidChange` when in-memory changes are
+    /// processed (before a save or fetch, on ``processPendingChanges()``, after a merge);
+    /// `.didSave` after a save is committed. `block` runs on the context's thread.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let token = context.addObserver(for: .didSave) { changes in print(changes.inserted.count) }
+    /// ```
+    @discardableResult
+    public func addObserver(for event: ContextEvent, _ block: @escaping (ContextChanges) -> Void) -> ObserverToken {
+        willAccess()
+        nextObserverToken += 1
+        observers[event, default: []].append((nextObserverToken, block))
+        return ObserverToken(event: event, value: nextObserverToken)
+    }
+
+    /// Stops an observation.
+    public func removeObserver(_ token: ObserverToken) {
+        willAccess()
+        observers[token.event]?.removeAll { $0.token == token.value }
+    }
+
+    /// Announces the in-memory changes made since the last announcement to
+    /// `.objectsDidChange` observers.
+    public func processPendingChanges() {
+        willAccess()
+        guard objectsDidChangePending else { return }
+        objectsDidChangePending = false
+        let changes = unannounced
+        unannounced = ContextChanges()
+        post(.objectsDidChange, withKeys(changes))
+    }
+
+    func post(_ event: ContextEvent, _ changes: ContextChanges) {
+        guard let list = observers[event], !changes.isEmpty else { return }
+        for observer in list { observer.block(changes) }
+    }
+
+    /// Fills in the changed keys of updated objects.
+    private func withKeys(_ changes: ContextChanges) -> ContextChanges {
+        var changes = changes
+        for id in changes.updated {
+            guard let object = registered[id]?.takeUnretainedValue() else { continue }
+            changes.changedKeys[id] = Set(object.changedSlots().map { object.entity.properties[$0].name })
+        }
+        return changes
+    }
+
+    var isObservingObjectChanges: Bool { !(observers[.objectsDidChange]?.isEmpty ?? true) }
+
+    func noteChange(inserted object: ManagedObject) {
+        objectsDidChangePending = true
+        if isObservingObjectChanges { unannounced.inserted.insert(object.objectID) }
+    }
+
+    func noteChange(updated object: ManagedObject) {
+        objectsDidChangePending = true
+        if isObservingObjectChanges, !object.isInserted { unannounced.updated.insert(object.objectID) }
+    }
+
+    func noteChange(deleted object: ManagedObject) {
+        objectsDidChangePending = true
+        guard isObservingObjectChanges else { return }
+        if unannounced.inserted.remove(object.objectID) == nil { unannounced.deleted.insert(object.objectID) }
+        unannounced.updated.remove(object.objectID)
+    }
+}

@@ -1,0 +1,154 @@
+import Foundation
+import OrderedCollections
+
+extension ManagedObjectContext {
+    /// Writes every insert, change and delete to the store in one transaction.
+    ///
+    /// First `willSave()` runs on each changed object, then validation: required attributes,
+    /// deny rules and the `validateFor...` overrides, with all problems reported together.
+    /// Rows changed by someone else since they were read are resolved by ``mergePolicy``
+    /// (the default, `.error`, throws a ``MergeConflictError``). Afterwards inserted objects
+    /// have permanent IDs, `didSave()` runs, `.didSave` observers hear the change, and other
+    /// contexts merge it.
+    ///
+    /// - Throws: ``ValidationError``, ``MergeConflictError`` or ``SQLiteError``. On any
+    ///   failure the store and this context's pending changes stay exactly as they were.
+    public func save() throws {
+        willAccess()
+        processPendingChanges()
+        guard hasChanges else { return }
+        let inserted = Array(insertedSet)
+        let deleted = Array(deletedSet)
+        for object in inserted + updatedSet + deleted { object.willSave() }
+        let updated = updatedSet.filter { object in
+            object.changedSlots().contains { !object.entity.properties[$0].isTransient }
+        }
+        try validate(inserted: inserted, updated: updated, deleted: deleted)
+
+        let coordinator = persistentStoreCoordinator
+        let transaction = SaveTransaction(connection: coordinator.store.writer, layout: coordinator.layout,
+                                          store: coordinator.store.identity, policy: mergePolicy,
+                                          inserted: inserted, updated: Array(updated), deleted: deleted)
+        let outcome = try coordinator.write { _ in try transaction.run() }
+        apply(outcome, inserted: inserted, updated: Array(updated), deleted: deleted)
+    }
+
+    // MARK: Validation
+
+    private func validate(inserted: [ManagedObject], updated: Set<ManagedObject>, deleted: [ManagedObject]) throws {
+        var problems: [ValidationError.Problem] = []
+        func check(_ object: ManagedObject, _ hook: () throws -> Void) {
+            for attribute in object.entity.attributes where !attribute.isOptional && !attribute.isTransient {
+                if object.values[attribute.slot].isNull {
+                    problems.append(.init(object, key: attribute.name, "\(attribute.name) is required but is nil"))
+                }
+            }
+            for relationship in object.entity.relationships where !relationship.isOptional && !relationship.isToMany {
+                if object.values[relationship.slot].isNull {
+                    problems.append(.init(object, key: relationship.name, "\(relationship.name) is required but is nil"))
+                }
+            }
+            record(object, hook)
+        }
+        func record(_ object: ManagedObject, _ hook: () throws -> Void) {
+            do { try hook() } catch let problem as ValidationError.Problem {
+                problems.append(problem)
+            } catch let error as ValidationError {
+                problems += error.problems
+            } catch {
+                problems.append(.init(object, "\(error)"))
+            }
+        }
+        for object in inserted { check(object) { try object.validateForInsert() } }
+        for object in updated { check(object) { try object.validateForUpdate() } }
+        for object in deleted {
+            for relationship in object.entity.relationships where relationship.deleteRule == .deny {
+                let live = object.relatedIDs(relationship, in: self).filter { registered[$0]?.takeUnretainedValue().isDeleted != true }
+                if !live.isEmpty {
+                    problems.append(.init(object, key: relationship.name,
+                                          "cannot be deleted while \(relationship.name) is not empty (deny rule; \(live.count) related)"))
+                }
+            }
+            record(object) { try object.validateForDelete() }
+        }
+        if !problems.isEmpty { throw ValidationError(problems: problems) }
+    }
+
+    // MARK: After commit
+
+    private func apply(_ outcome: SaveTransaction.Outcome, inserted: [ManagedObject], updated: [ManagedObject], deleted: [ManagedObject]) {
+        var changeSet = ChangeSet()
+        var cacheEntries: [(ObjectID, RowCache.Entry)] = []
+        let remap = outcome.permanentIDs
+
+        for object in inserted {
+            let permanent = remap[object.objectID]!
+            registered.removeValue(forKey: object.objectID)
+            object.objectID = permanent
+            registered[permanent] = Unmanaged.passUnretained(object)
+        }
+        func remapped(_ values: ContiguousArray<SlotValue>) -> ContiguousArray<SlotValue> {
+            guard !remap.isEmpty else { return values }
+            var values = values
+            for slot in values.indices {
+                switch values[slot] {
+                case .object(let id) where id.isTemporaryID: values[slot] = .object(remap[id] ?? id)
+                case .objects(let ids) where ids.contains(where: \.isTemporaryID):
+                    values[slot] = .objects(OrderedSet(ids.map { remap[$0] ?? $0 }))
+                default: break
+                }
+            }
+            return values
+        }
+        func commit(_ object: ManagedObject, isInsert: Bool) {
+            let key = ObjectIdentifier(object)
+            let changedKeys = isInsert ? [] : object.changedSlots().map { object.entity.properties[$0].name }
+            let values = remapped(outcome.resolvedValues[key] ?? object.values)
+            object.values = values
+            object.snapshot = values
+            object.version = outcome.versions[key] ?? object.version
+            object.state.remove([.inserted, .updated])
+            let stored = storedRow(values, object.entity)
+            cacheEntries.append((object.objectID, .init(values: stored, version: object.version)))
+            if isInsert {
+                changeSet.inserted.append(object.objectID)
+                changeSet.changes.inserted.insert(object.objectID)
+            } else {
+                changeSet.updated.append((object.objectID, stored, object.version))
+                changeSet.changes.updated.insert(object.objectID)
+                changeSet.changes.changedKeys[object.objectID] = Set(changedKeys)
+            }
+        }
+        for object in inserted { commit(object, isInsert: true) }
+        for object in updated { commit(object, isInsert: false) }
+        // Objects that only pointed at a new object (not saved themselves) still hold its temporary ID.
+        for object in updatedSet where object.isUpdated { object.values = remapped(object.values) }
+        for object in deleted {
+            changeSet.deleted.append(object.objectID)
+            changeSet.changes.deleted.insert(object.objectID)
+            unregister(object)
+        }
+        insertedSet.removeAll()
+        deletedSet.removeAll()
+        for object in updatedSet { object.state.remove(.updated) }
+        updatedSet.removeAll()
+        let coordinator = persistentStoreCoordinator
+        coordinator.rowCache.remove(changeSet.deleted)
+        coordinator.rowCache.store(cacheEntries)
+        for object in inserted + updated + deleted { object.didSave() }
+        post(.didSave, changeSet.changes)
+        coordinator.broadcast(changeSet, from: self)
+    }
+
+    /// A row as other contexts should see it: to-many slots left to load on demand,
+    /// transient attributes at their defaults.
+    func storedRow(_ values: ContiguousArray<SlotValue>, _ entity: EntityDescription) -> ContiguousArray<SlotValue> {
+        var stored = values
+        let mapping = persistentStoreCoordinator.mapping(for: entity)
+        for slot in stored.indices {
+            if case .objects = stored[slot] { stored[slot] = .unloaded }
+            if let transient = mapping.transientDefaults[slot] { stored[slot] = transient }
+        }
+        return stored
+    }
+}

@@ -1,0 +1,228 @@
+import Foundation
+import Logging
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A scratch pad of managed objects: it registers one object per ID (uniquing), tracks
+/// their changes, fires their faults, and saves them to the store in one transaction.
+///
+/// **Thread safety.** A context is confined: a `.confined` context belongs to the thread that
+/// created it (the container's `viewContext` to the thread that made the container); a
+/// `.privateQueue` context is used only inside ``perform(_:)-(()->T)`` or
+/// ``performAndWait(_:)``. A use from anywhere else stops with a message naming the
+/// context. Objects never cross contexts: pass ``ObjectID``s.
+///
+/// For example:
+///
+/// ```swift
+/// let john = Employee(context: context)
+/// john.firstName = "John"
+/// try context.save()
+/// ```
+public final class ManagedObjectContext: @unchecked Sendable {  // confined; see ConfinementGuard
+    /// How a context is confined.
+    public enum ConcurrencyType: Sendable {
+        /// Bound to the thread that creates it; `perform` may also be used from other threads.
+        case confined
+        /// Used only inside `perform` / `performAndWait`, from any thread.
+        case privateQueue
+    }
+
+    /// The coordinator whose store this context reads and saves.
+    public let persistentStoreCoordinator: PersistentStoreCoordinator
+    /// A name for messages and logs.
+    public var name: String
+    /// How a save resolves rows changed by someone else since they were read.
+    public var mergePolicy: MergePolicy = .error
+    /// Whether saves of other contexts on the same coordinator are merged into this one
+    /// (at its next entry point, on its own thread).
+    public var automaticallyMergesChanges = true
+    public let concurrencyType: ConcurrencyType
+
+    let guardian: ConfinementGuard
+    let logger = Logger(label: "ObjectGraph.context")
+
+    /// Registered objects, held without a reference; each removes itself when it deallocates.
+    var registered: [ObjectID: Unmanaged<ManagedObject>] = [:]
+    /// Objects with changes are held strongly until saved or rolled back.
+    var insertedSet: Set<ManagedObject> = []
+    var updatedSet: Set<ManagedObject> = []
+    var deletedSet: Set<ManagedObject> = []
+
+    /// Change sets posted by other contexts' saves, merged at the next entry point.
+    let inboxFlag = Atomic<Bool>(false)
+    let inboxLock = NSLock()
+    var inbox: [ChangeSet] = []
+
+    var observers: [ContextEvent: [(token: Int, block: (ContextChanges) -> Void)]] = [:]
+    var nextObserverToken = 0
+    /// Changes not yet announced with `objectsDidChange` (tracked only while observed).
+    var unannounced = ContextChanges()
+    var objectsDidChangePending = false
+
+    /// Creates a context on `coordinator`.
+    public init(coordinator: PersistentStoreCoordinator, concurrencyType: ConcurrencyType = .confined, name: String? = nil) {
+        persistentStoreCoordinator = coordinator
+        self.concurrencyType = concurrencyType
+        self.name = name ?? "context"
+        guardian = ConfinementGuard(homeThread: concurrencyType == .confined ? pthread_self() : nil)
+        coordinator.register(self)
+    }
+
+    deinit {
+        persistentStoreCoordinator.unregister(self)
+        for (_, object) in registered { object.takeUnretainedValue().context = nil }
+        for object in insertedSet.union(updatedSet).union(deletedSet) { object.context = nil }
+    }
+
+    /// The model of the coordinator.
+    public var managedObjectModel: ManagedObjectModel { persistentStoreCoordinator.managedObjectModel }
+
+    // MARK: Entry
+
+    /// Every entry point: check confinement, then merge what other contexts saved.
+    @inline(__always)
+    func willAccess() {
+        if !guardian.isAllowed() { guardian.violation("context '\(name)'") }
+        if inboxFlag.load(ordering: .relaxed) { drainInbox() }
+    }
+
+    /// Runs `block` on this context, serialized with other `perform` calls, and returns its result.
+    public func performAndWait<T>(_ block: () throws -> T) rethrows -> T {
+        try guardian.perform(block)
+    }
+
+    /// Runs `block` on this context from async code, serialized with other `perform` calls.
+    /// The block is synchronous, so it cannot suspend halfway and resume on another thread.
+    public func perform<T>(_ block: () throws -> T) async rethrows -> T {
+        try guardian.perform(block)
+    }
+
+    // MARK: Registration
+
+    /// The entity of `managedClass` in this context's model; stops with a message when the
+    /// class is not part of it.
+    func entity(forClass managedClass: ManagedObject.Type) -> EntityDescription {
+        guard let entity = managedObjectModel.entity(for: managedClass) else {
+            fatalError("ManagedRecord: \(managedClass) is not an entity of this context's model; add \(managedClass).self to the entity list")
+        }
+        return entity
+    }
+
+    /// Inserts an object created without a context. Objects created with `init(context:)`
+    /// are inserted already.
+    public func insert(_ object: ManagedObject) {
+        willAccess()
+        if object.context === self { return }
+        precondition(object.context == nil, "ManagedRecord: \(object.objectID) belongs to another context")
+        precondition(object.objectID.isTemporaryID, "ManagedRecord: only new objects can be inserted")
+        object.context = self
+        object.state.insert(.inserted)
+        registered[object.objectID] = Unmanaged.passUnretained(object)
+        insertedSet.insert(object)
+        noteChange(inserted: object)
+        object.awakeFromInsert()
+    }
+
+    /// Creates and inserts an object of the entity named `entityName`: an instance of the
+    /// entity's Swift class, or a plain `ManagedObject` for an entity without one.
+    ///
+    /// - Throws: ``ModelError`` when the model has no such entity.
+    @discardableResult
+    public func insertNewObject(forEntityName entityName: String) throws -> ManagedObject {
+        willAccess()
+        guard let entity = managedObjectModel.entitiesByName[entityName] else {
+            throw ModelError(.unknownEntity, entity: entityName, "the model has no entity named \(entityName)")
+        }
+        return entity.managedClass.init(entity: entity, insertInto: self)
+    }
+
+    /// Called from an object's `deinit`: drop it from the identity map.
+    func objectWillDeallocate(_ object: ManagedObject) {
+        if let current = registered[object.objectID], current.toOpaque() == Unmanaged.passUnretained(object).toOpaque() {
+            registered.removeValue(forKey: object.objectID)
+        }
+    }
+
+    func unregister(_ object: ManagedObject) {
+        objectWillDeallocate(object)
+        object.context = nil
+    }
+
+    /// The objects registered now (faults included).
+    public var registeredObjects: Set<ManagedObject> {
+        willAccess()
+        return Set(registered.values.map { $0.takeUnretainedValue() })
+    }
+
+    /// The registered object for `id`, or nil; never touches the store.
+    public func registeredObject(for id: ObjectID) -> ManagedObject? {
+        willAccess()
+        return registered[id]?.takeUnretainedValue()
+    }
+
+    /// The object for `id` in this context: the registered one, or a fault that loads on
+    /// first touch. Never touches the store; use ``existingObject(with:)`` to check the row.
+    public func object(with id: ObjectID) -> ManagedObject {
+        willAccess()
+        if let object = registered[id] { return object.takeUnretainedValue() }
+        precondition(!id.isTemporaryID, "ManagedRecord: \(id) is a temporary ID of another context; save that context first and use the permanent ID")
+        precondition(id.store === persistentStoreCoordinator.store.identity, "ManagedRecord: \(id) belongs to another store")
+        return makeFault(id)
+    }
+
+    func makeFault(_ id: ObjectID) -> ManagedObject {
+        let recorder = ReflectionRecorder.current
+        recorder.materializing = true
+        recorder.materializingID = id
+        let object = id.entity.managedClass.init(entity: id.entity, insertInto: nil)
+        object.context = self
+        registered[id] = Unmanaged.passUnretained(object)
+        return object
+    }
+
+    /// The object for `id`, with its values loaded; throws when no such row exists.
+    ///
+    /// - Throws: ``ContextError`` (`objectNotFound`, `foreignObjectID`), or a store error.
+    public func existingObject(with id: ObjectID) throws -> ManagedObject {
+        willAccess()
+        if let object = registered[id]?.takeUnretainedValue() {
+            if object.isFault { try loadFault(object) }
+            guard object.context === self else {
+                throw ContextError(code: .objectNotFound, objectID: id, message: "\(id) no longer exists in the store")
+            }
+            return object
+        }
+        guard !id.isTemporaryID, id.store === persistentStoreCoordinator.store.identity else {
+            throw ContextError(code: .foreignObjectID, objectID: id, message: "\(id) is temporary or belongs to another store")
+        }
+        let object = makeFault(id)
+        try loadFault(object)
+        guard object.context === self else {
+            throw ContextError(code: .objectNotFound, objectID: id, message: "\(id) does not exist in the store")
+        }
+        return object
+    }
+
+    // MARK: Changes
+
+    /// Objects inserted since the last save.
+    public var insertedObjects: Set<ManagedObject> { willAccess(); return insertedSet }
+    /// Objects changed since the last save (not inserted, not deleted).
+    public var updatedObjects: Set<ManagedObject> { willAccess(); return updatedSet.filter { !$0.changedSlots().isEmpty } }
+    /// Objects deleted since the last save.
+    public var deletedObjects: Set<ManagedObject> { willAccess(); return deletedSet }
+
+    /// Whether a save would write anything.
+    public var hasChanges: Bool {
+        willAccess()
+        return !insertedSet.isEmpty || !deletedSet.isEmpty || updatedSet.contains { !$0.changedSlots().isEmpty }
+    }
+
+    func registerUpdate(_ object: ManagedObject) {
+        updatedSet.insert(object)
+        noteChange(updated: object)
+    }
+}

@@ -1,0 +1,99 @@
+import Foundation
+import Logging
+
+/// Connects contexts to one SQLite store: it owns the store's single writer connection and
+/// its reader connections, the row cache, and the list of contexts that hear about saves.
+///
+/// Thread-safe: every save funnels through one writer in `BEGIN IMMEDIATE` transactions,
+/// while reads use their own connections in WAL mode, so a long read never blocks a save.
+public final class PersistentStoreCoordinator: @unchecked Sendable {  // mutable state behind locks
+    /// The model the store was opened with.
+    public let managedObjectModel: ManagedObjectModel
+    let store: SQLiteStore
+    let rowCache = RowCache()
+    let logger = Logger(label: "ObjectGraph.coordinator")
+    private let writeLock = NSLock()
+    private let contextsLock = NSLock()
+    private var contexts: [ObjectIdentifier: WeakContext] = [:]
+
+    /// Opens (or creates) the store at `url`, or an in-memory store when `url` is nil.
+    ///
+    /// - Parameter migrate: add what the model has and the store lacks (lightweight migration).
+    /// - Throws: ``StoreError`` when the file is not a store, does not fit the model, or
+    ///   cannot be written. Never aborts.
+    public init(model: ManagedObjectModel, storeURL url: URL?, migrate: Bool = true) throws {
+        managedObjectModel = model
+        store = try SQLiteStore(model: model, url: url, migrate: migrate)
+    }
+
+    /// The store file, or nil for an in-memory store.
+    public var storeURL: URL? { store.url }
+    /// The store's UUID (`Z_METADATA.Z_UUID`), part of every object ID's URI.
+    public var storeIdentifier: String { store.identity.uuid }
+
+    /// Records every SQL statement the store runs, for tests and diagnostics.
+    public var sqlTrace: (@Sendable (String) -> Void)? {
+        get { store.trace }
+        set { writeLock.withLock { store.trace = newValue } }
+    }
+
+    var layout: StoreLayout { store.layout }
+    var rowCodec: RowCodec { RowCodec(layout: store.layout, store: store.identity) }
+
+    func mapping(for entity: EntityDescription) -> EntityMapping { store.layout.mappings[entity.index] }
+
+    // MARK: Connections
+
+    /// Runs `body` on a reader connection (under the write lock for an in-memory store).
+    func read<T>(_ body: (SQLiteConnection) throws -> T) throws -> T {
+        if store.isInMemory { return try writeLock.withLock { try body(store.writer) } }
+        return try store.withReaderConnection(body)
+    }
+
+    /// Runs `body` in a write transaction on the single writer connection.
+    func write<T>(_ body: (SQLiteConnection) throws -> T) throws -> T {
+        try writeLock.withLock {
+            try store.writer.writeTransaction { try body(store.writer) }
+        }
+    }
+
+    // MARK: Contexts
+
+    func register(_ context: ManagedObjectContext) {
+        contextsLock.withLock { contexts[ObjectIdentifier(context)] = WeakContext(context: context) }
+    }
+
+    func unregister(_ context: ManagedObjectContext) {
+        _ = contextsLock.withLock { contexts.removeValue(forKey: ObjectIdentifier(context)) }
+    }
+
+    /// Posts a saved change set to the inbox of every other context that merges changes.
+    func broadcast(_ changes: ChangeSet, from origin: ManagedObjectContext) {
+        let receivers = contextsLock.withLock { contexts.values.compactMap(\.context) }
+        for context in receivers where context !== origin && context.automaticallyMergesChanges {
+            context.enqueue(changes)
+        }
+    }
+
+    // MARK: Object IDs
+
+    /// The object ID that `uri` (from ``ObjectID/uriRepresentation``) names in this store,
+    /// or nil when it names another store, an unknown entity or a temporary object.
+    public func managedObjectID(forURIRepresentation uri: URL) -> ObjectID? {
+        guard uri.scheme == "x-coredata", uri.host == store.identity.uuid else { return nil }
+        let parts = uri.path.split(separator: "/")
+        guard parts.count == 2, let entity = managedObjectModel.entitiesByName[String(parts[0])],
+              parts[1].hasPrefix("p"), let key = Int64(parts[1].dropFirst()), key > 0 else { return nil }
+        return ObjectID(entity: entity, store: store.identity, primaryKey: key)
+    }
+
+    /// Whether opening the store at `url` with `model` would have to migrate it.
+    public static func requiresMigration(model: ManagedObjectModel, storeURL url: URL) throws -> Bool {
+        do { return try SQLiteStore.requiresMigration(model: model, url: url) }
+        catch let error as SQLiteError { throw StoreError(.notADatabase, url: url, "cannot read the store's metadata", underlying: error) }
+    }
+}
+
+private struct WeakContext {
+    weak var context: ManagedObjectContext?
+}

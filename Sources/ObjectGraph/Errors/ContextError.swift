@@ -1,0 +1,17 @@
+/// A context operation on an object that does not exist or belongs elsewhere.
+public struct ContextError: Error, CustomStringConvertible, Sendable {
+    public struct Code: Hashable, Sendable, CustomStringConvertible {
+        let name: String
+        /// No row exists for the object ID.
+        public static let objectNotFound = Code(name: "objectNotFound")
+        /// The object ID belongs to another store or model.
+        public static let foreignObjectID = Code(name: "foreignObjectID")
+        public var description: String { name }
+    }
+
+    public let code: Code
+    public let objectID: ObjectID?
+    public let message: String
+
+    public var description: String { "Context error (\(code)): \(message)" }
+}

@@ -1,0 +1,36 @@
+/// A model that cannot be built: a duplicate or unknown entity, a relationship whose
+/// destination or inverse is missing, an entity whose class is not in the model.
+public struct ModelError: Error, CustomStringConvertible, Sendable {
+    /// What kind of problem it is.
+    public struct Code: Hashable, Sendable, CustomStringConvertible {
+        let name: String
+        public static let duplicateEntity = Code(name: "duplicateEntity")
+        public static let duplicateProperty = Code(name: "duplicateProperty")
+        public static let unknownEntity = Code(name: "unknownEntity")
+        public static let unknownDestination = Code(name: "unknownDestination")
+        public static let invalidInverse = Code(name: "invalidInverse")
+        public static let invalidModelFile = Code(name: "invalidModelFile")
+        public var description: String { name }
+    }
+
+    public let code: Code
+    /// The entity concerned.
+    public let entity: String?
+    /// The property concerned.
+    public let property: String?
+    /// What is wrong and what to do about it.
+    public let message: String
+
+    init(_ code: Code, entity: String? = nil, property: String? = nil, _ message: String) {
+        self.code = code
+        self.entity = entity
+        self.property = property
+        self.message = message
+    }
+
+    public var description: String {
+        var subject = entity ?? "model"
+        if let property { subject += ".\(property)" }
+        return "Model error (\(code)) in \(subject): \(message)"
+    }
+}

@@ -1,0 +1,41 @@
+import Foundation
+
+/// A store that cannot be opened, created or used: not a database, not a Core Data store,
+/// a model that does not match, a location that cannot be written.
+public struct StoreError: Error, CustomStringConvertible, Sendable {
+    public struct Code: Hashable, Sendable, CustomStringConvertible {
+        let name: String
+        /// The file is not a SQLite database (or is corrupt).
+        public static let notADatabase = Code(name: "notADatabase")
+        /// The database has tables but no Core Data metadata.
+        public static let notACoreDataStore = Code(name: "notACoreDataStore")
+        /// The store's schema does not fit the model and cannot be migrated automatically.
+        public static let incompatibleModel = Code(name: "incompatibleModel")
+        /// The store or its folder cannot be created or written.
+        public static let cannotOpen = Code(name: "cannotOpen")
+        /// The store's metadata cannot be read.
+        public static let corruptMetadata = Code(name: "corruptMetadata")
+        public var description: String { name }
+    }
+
+    public let code: Code
+    /// The store file, or nil for an in-memory store.
+    public let url: URL?
+    /// What went wrong and what to do.
+    public let message: String
+    /// The SQLite error behind it, if any.
+    public let underlying: SQLiteError?
+
+    init(_ code: Code, url: URL?, _ message: String, underlying: SQLiteError? = nil) {
+        self.code = code
+        self.url = url
+        self.message = message
+        self.underlying = underlying
+    }
+
+    public var description: String {
+        var text = "Store error (\(code)) at \(url?.path ?? "in-memory store"): \(message)"
+        if let underlying { text += " [\(underlying)]" }
+        return text
+    }
+}

@@ -1,0 +1,58 @@
+import Foundation
+
+/// How an `@Attribute` converts its Swift value to and from the stored form. Chosen by the
+/// property wrapper's initializer: ``NativeAttributeCodec`` for ``AttributeValue`` types,
+/// ``CodableAttributeCodec`` for any other `Codable` type.
+public protocol AttributeCodec {
+    associatedtype Value
+    static var attributeType: AttributeType { get }
+    static var isOptional: Bool { get }
+    static func decode(_ value: SlotValue) -> Value?
+    static func encode(_ value: Value) -> SlotValue
+}
+
+/// Stores an ``AttributeValue`` type as its native Core Data attribute type.
+public enum NativeAttributeCodec<Value: AttributeValue>: AttributeCodec {
+    public static var attributeType: AttributeType { Value.attributeType }
+    public static var isOptional: Bool { Value.isOptionalAttribute }
+    @inline(__always) public static func decode(_ value: SlotValue) -> Value? { Value._decode(value) }
+    @inline(__always) public static func encode(_ value: Value) -> SlotValue { value._encoded }
+}
+
+/// Stores any `Codable` value as a transformable attribute: a BLOB holding its JSON
+/// encoding; `nil` (for an optional type) is stored as SQL NULL.
+public enum CodableAttributeCodec<Value: Codable>: AttributeCodec {
+    public static var attributeType: AttributeType { .transformable }
+    public static var isOptional: Bool { Value.self is any OptionalValue.Type }
+
+    public static func decode(_ value: SlotValue) -> Value? {
+        switch value {
+        case .null:
+            return (Value.self as? any OptionalValue.Type)?.nilValue as? Value
+        case .blob(let data):
+            return try? JSONDecoder().decode(Value.self, from: data)
+        default:
+            return nil
+        }
+    }
+
+    public static func encode(_ value: Value) -> SlotValue {
+        if let optional = value as? any OptionalValue, optional.isNil { return .null }
+        do {
+            return .blob(try JSONEncoder().encode(value))
+        } catch {
+            preconditionFailure("ManagedRecord: cannot encode \(Value.self) for a transformable attribute: \(error)")
+        }
+    }
+}
+
+/// Lets generic code ask whether a value is `Optional.none` without knowing the wrapped type.
+public protocol OptionalValue {
+    var isNil: Bool { get }
+    static var nilValue: Self { get }
+}
+
+extension Optional: OptionalValue {
+    public var isNil: Bool { self == nil }
+    public static var nilValue: Optional<Wrapped> { nil }
+}

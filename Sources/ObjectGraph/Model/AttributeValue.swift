@@ -1,0 +1,161 @@
+import Foundation
+
+/// A Swift type that can be stored in an attribute as one of Core Data's attribute types.
+///
+/// Bool, Int, Int16, Int32, Int64, Double, Float, Decimal, String, Date, Data, UUID and URL
+/// conform, and so does `Optional` of each. Any other `Codable` type can be used too: it is
+/// stored as a transformable attribute (a BLOB holding its JSON encoding).
+public protocol AttributeValue {
+    /// The Core Data attribute type this Swift type is stored as.
+    static var attributeType: AttributeType { get }
+    /// Whether nil is a legal value (true for `Optional`).
+    static var isOptionalAttribute: Bool { get }
+    /// Converts a stored value back; nil when the stored value does not fit this type.
+    static func _decode(_ value: SlotValue) -> Self?
+    /// Converts to the stored representation.
+    var _encoded: SlotValue { get }
+}
+
+extension AttributeValue {
+    public static var isOptionalAttribute: Bool { false }
+}
+
+extension Bool: AttributeValue {
+    public static var attributeType: AttributeType { .boolean }
+    public static func _decode(_ value: SlotValue) -> Bool? { if case .int(let v) = value { return v != 0 } else { return nil } }
+    public var _encoded: SlotValue { .int(self ? 1 : 0) }
+}
+
+extension Int: AttributeValue {
+    public static var attributeType: AttributeType { .integer64 }
+    public static func _decode(_ value: SlotValue) -> Int? { if case .int(let v) = value { return Int(v) } else { return nil } }
+    public var _encoded: SlotValue { .int(Int64(self)) }
+}
+
+extension Int64: AttributeValue {
+    public static var attributeType: AttributeType { .integer64 }
+    public static func _decode(_ value: SlotValue) -> Int64? { if case .int(let v) = value { return v } else { return nil } }
+    public var _encoded: SlotValue { .int(self) }
+}
+
+extension Int32: AttributeValue {
+    public static var attributeType: AttributeType { .integer32 }
+    public static func _decode(_ value: SlotValue) -> Int32? { if case .int(let v) = value { return Int32(truncatingIfNeeded: v) } else { return nil } }
+    public var _encoded: SlotValue { .int(Int64(self)) }
+}
+
+extension Int16: AttributeValue {
+    public static var attributeType: AttributeType { .integer16 }
+    public static func _decode(_ value: SlotValue) -> Int16? { if case .int(let v) = value { return Int16(truncatingIfNeeded: v) } else { return nil } }
+    public var _encoded: SlotValue { .int(Int64(self)) }
+}
+
+extension Double: AttributeValue {
+    public static var attributeType: AttributeType { .double }
+    public static func _decode(_ value: SlotValue) -> Double? {
+        switch value {
+        case .double(let v): return v
+        case .int(let v): return Double(v)
+        default: return nil
+        }
+    }
+    public var _encoded: SlotValue { .double(self) }
+}
+
+extension Float: AttributeValue {
+    public static var attributeType: AttributeType { .float }
+    public static func _decode(_ value: SlotValue) -> Float? { Double._decode(value).map(Float.init) }
+    public var _encoded: SlotValue { .double(Double(self)) }
+}
+
+extension Decimal: AttributeValue {
+    public static var attributeType: AttributeType { .decimal }
+    public static func _decode(_ value: SlotValue) -> Decimal? {
+        switch value {
+        case .decimal(let v): return v
+        case .double(let v): return Decimal.fromStored(v)
+        case .int(let v): return Decimal(v)
+        default: return nil
+        }
+    }
+    public var _encoded: SlotValue { .decimal(self) }
+}
+
+extension Decimal {
+    /// A Decimal read back from the REAL column, rounded to the 15 significant digits a
+    /// Double holds exactly, so `12.34` comes back as `12.34` rather than `12.339999...`.
+    static func fromStored(_ double: Double) -> Decimal {
+        Decimal(string: String(format: "%.15g", double)) ?? Decimal(double)
+    }
+
+    var storedDouble: Double { NSDecimalNumber(decimal: self).doubleValue }
+}
+
+extension String: AttributeValue {
+    public static var attributeType: AttributeType { .string }
+    public static func _decode(_ value: SlotValue) -> String? { if case .text(let v) = value { return v } else { return nil } }
+    public var _encoded: SlotValue { .text(self) }
+}
+
+extension Date: AttributeValue {
+    public static var attributeType: AttributeType { .date }
+    public static func _decode(_ value: SlotValue) -> Date? {
+        switch value {
+        case .double(let v): return Date(timeIntervalSinceReferenceDate: v)
+        case .int(let v): return Date(timeIntervalSinceReferenceDate: Double(v))
+        default: return nil
+        }
+    }
+    public var _encoded: SlotValue { .double(timeIntervalSinceReferenceDate) }
+}
+
+extension Data: AttributeValue {
+    public static var attributeType: AttributeType { .binary }
+    public static func _decode(_ value: SlotValue) -> Data? { if case .blob(let v) = value { return v } else { return nil } }
+    public var _encoded: SlotValue { .blob(self) }
+}
+
+extension UUID: AttributeValue {
+    public static var attributeType: AttributeType { .uuid }
+    public static func _decode(_ value: SlotValue) -> UUID? {
+        switch value {
+        case .uuid(let v): return v
+        case .blob(let data) where data.count == 16: return UUID(blobData: data)
+        case .text(let text): return UUID(uuidString: text)
+        default: return nil
+        }
+    }
+    public var _encoded: SlotValue { .uuid(self) }
+}
+
+extension UUID {
+    init(blobData data: Data) {
+        var bytes: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        withUnsafeMutableBytes(of: &bytes) { raw in _ = data.copyBytes(to: raw.bindMemory(to: UInt8.self)) }
+        self.init(uuid: bytes)
+    }
+
+    var blobData: Data { withUnsafeBytes(of: uuid) { Data($0) } }
+}
+
+extension URL: AttributeValue {
+    public static var attributeType: AttributeType { .uri }
+    public static func _decode(_ value: SlotValue) -> URL? {
+        switch value {
+        case .url(let v): return v
+        case .text(let v): return URL(string: v)
+        default: return nil
+        }
+    }
+    public var _encoded: SlotValue { .url(self) }
+}
+
+extension Optional: AttributeValue where Wrapped: AttributeValue {
+    public static var attributeType: AttributeType { Wrapped.attributeType }
+    public static var isOptionalAttribute: Bool { true }
+    public static func _decode(_ value: SlotValue) -> Optional<Wrapped>? {
+        if value.isNull { return .some(nil) }
+        return Wrapped._decode(value).map { .some($0) }
+    }
+    public var _encoded: SlotValue { self?._encoded ?? .null }
+}

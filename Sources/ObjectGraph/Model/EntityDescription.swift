@@ -1,0 +1,85 @@
+import Foundation
+
+/// An entity: a named kind of managed object with its attributes and relationships, an
+/// optional superentity and sub-entities, and the Swift class that represents it
+/// (`ManagedObject` itself for an entity that has no class of its own).
+///
+/// Immutable once its ``ManagedObjectModel`` is built; safe to share between threads.
+public final class EntityDescription: @unchecked Sendable, Hashable, CustomStringConvertible {
+    /// The entity's name (`Employee`).
+    public let name: String
+    /// The class instantiated for objects of this entity.
+    public let managedClass: ManagedObject.Type
+    /// The parent entity, whose properties this one inherits and whose table it shares.
+    public internal(set) var superentity: EntityDescription?
+    /// Direct sub-entities, by name.
+    public internal(set) var subentities: [EntityDescription] = []
+    /// All properties, inherited ones first, in slot order.
+    public internal(set) var properties: [PropertyDescription] = []
+    /// Whether the entity may have instances of its own (false for an abstract parent).
+    public let isAbstract: Bool
+    /// A SHA-256 over the entity's name, parent and stored properties: the same shape gives
+    /// the same hash, in every run.
+    public internal(set) var versionHash = Data()
+
+    /// The root entity, stored for hashing object IDs (unowned: the model keeps it alive).
+    unowned(unsafe) var rootStorage: EntityDescription?
+    var root: EntityDescription { rootStorage.unsafelyUnwrapped }
+    /// Position in the model's entity list.
+    var index = 0
+    var propertiesByName: [String: PropertyDescription] = [:]
+    /// Attributes by slot (nil where the slot holds a relationship).
+    var attributeAtSlot: [AttributeDescription?] = []
+    /// Relationships by slot (nil where the slot holds an attribute).
+    var relationshipAtSlot: [RelationshipDescription?] = []
+    /// Slot of each property wrapper, indexed by the wrapper's ordinal in `managedClass`.
+    var slotByOrdinal: [Int] = []
+    /// Property names by wrapper ordinal, for messages.
+    var nameByOrdinal: [String] = []
+    var wrapperCount: Int32 = 0
+
+    init(name: String, managedClass: ManagedObject.Type, isAbstract: Bool = false) {
+        self.name = name
+        self.managedClass = managedClass
+        self.isAbstract = isAbstract
+        self.rootStorage = nil
+        self.rootStorage = self
+    }
+
+    /// The entity the objects of prototypes are given while a class is being reflected.
+    static let prototypeEntity = EntityDescription(name: "(prototype)", managedClass: ManagedObject.self)
+
+    /// Attributes, including inherited ones.
+    public var attributes: [AttributeDescription] { properties.compactMap { $0 as? AttributeDescription } }
+    /// Relationships, including inherited ones.
+    public var relationships: [RelationshipDescription] { properties.compactMap { $0 as? RelationshipDescription } }
+    /// The property named `name`, inherited or own.
+    public func property(named name: String) -> PropertyDescription? { propertiesByName[name] }
+
+    /// The topmost superentity (itself when it has none): the entity whose table stores it.
+    public var rootEntity: EntityDescription {
+        var entity = self
+        while let parent = entity.superentity { entity = parent }
+        return entity
+    }
+
+    /// This entity followed by every sub-entity below it, depth first.
+    public var selfAndDescendants: [EntityDescription] {
+        [self] + subentities.flatMap(\.selfAndDescendants)
+    }
+
+    /// Whether this entity is `other` or one of its sub-entities.
+    public func isKind(of other: EntityDescription) -> Bool {
+        var entity: EntityDescription? = self
+        while let current = entity {
+            if current === other { return true }
+            entity = current.superentity
+        }
+        return false
+    }
+
+    public var description: String { name }
+
+    public static func == (lhs: EntityDescription, rhs: EntityDescription) -> Bool { lhs === rhs }
+    public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
+}

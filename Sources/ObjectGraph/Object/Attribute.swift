@@ -1,0 +1,90 @@
+import Foundation
+
+/// Declares a persistent (or transient) attribute of a ``ManagedObject`` subclass.
+///
+/// For example:
+///
+/// ```swift
+/// final class Employee: ManagedObject {
+///     @Attribute var firstName: String = ""
+///     @Attribute var hired: Date? = nil             // optional: may be nil at save
+///     @Attribute var badge: UUID = UUID()           // default evaluated per new object
+///     @Attribute(.transient) var scratch: String? = nil
+/// }
+/// ```
+///
+/// The default value is evaluated for each inserted object, never for fetched ones. Reading
+/// the property fires the object's fault if needed; setting it to the value it already has
+/// is not a change. Types: Bool, Int, Int16, Int32, Int64, Double, Float, Decimal, String,
+/// Date, Data, UUID, URL, their optionals, and any `Codable` value (stored as JSON in a BLOB).
+@propertyWrapper
+public struct Attribute<Value, Codec: AttributeCodec>: OrdinalProperty where Codec.Value == Value {
+    let ordinal: Int32
+
+    /// An attribute of a native Core Data type.
+    public init(wrappedValue: @autoclosure @escaping () -> Value, _ options: AttributeOptions = [])
+    where Value: AttributeValue, Codec == NativeAttributeCodec<Value> {
+        ordinal = Self.register(wrappedValue, options)
+    }
+
+    /// An attribute holding any `Codable` value, stored as a transformable BLOB.
+    @_disfavoredOverload
+    public init(wrappedValue: @autoclosure @escaping () -> Value, _ options: AttributeOptions = [])
+    where Value: Codable, Codec == CodableAttributeCodec<Value> {
+        ordinal = Self.register(wrappedValue, options)
+    }
+
+    private static func register(_ defaultValue: @escaping () -> Value, _ options: AttributeOptions) -> Int32 {
+        ReflectionRecorder.nextOrdinal {
+            .attribute(AttributeBlueprint(
+                attributeType: Codec.attributeType,
+                isOptional: Codec.isOptional,
+                isTransient: options.contains(.transient),
+                defaultValue: { Codec.encode(defaultValue()) },
+                conversion: .codec(Codec.self)))
+        }
+    }
+
+    @available(*, unavailable, message: "@Attribute can only be used on properties of ManagedObject subclasses")
+    public var wrappedValue: Value {
+        get { fatalError() }
+        set { fatalError() }
+    }
+
+    @available(*, unavailable, message: "@Attribute can only be used on properties of ManagedObject subclasses")
+    public var projectedValue: PropertyReference<Value> { fatalError() }
+
+    public static subscript<Object: ManagedObject>(
+        _enclosingInstance object: Object,
+        wrapped wrappedKeyPath: ReferenceWritableKeyPath<Object, Value>,
+        storage storageKeyPath: ReferenceWritableKeyPath<Object, Self>
+    ) -> Value {
+        get {
+            let raw = object.primitiveValue(ordinal: object[keyPath: storageKeyPath].ordinal)
+            guard let value = Codec.decode(raw) else {
+                preconditionFailure("ManagedRecord: \(object.entity.name).\(object.propertyName(ordinal: object[keyPath: storageKeyPath].ordinal)) holds \(raw), which is not a \(Value.self)")
+            }
+            return value
+        }
+        set {
+            object.setPrimitiveValue(Codec.encode(newValue), ordinal: object[keyPath: storageKeyPath].ordinal)
+        }
+    }
+
+    public static subscript<Object: ManagedObject>(
+        _enclosingInstance object: Object,
+        projected projectedKeyPath: KeyPath<Object, PropertyReference<Value>>,
+        storage storageKeyPath: ReferenceWritableKeyPath<Object, Self>
+    ) -> PropertyReference<Value> {
+        PropertyReference(ordinal: object[keyPath: storageKeyPath].ordinal)
+    }
+}
+
+/// Options for an ``Attribute``.
+public struct AttributeOptions: OptionSet, Sendable {
+    public let rawValue: Int
+    public init(rawValue: Int) { self.rawValue = rawValue }
+
+    /// Kept in memory and tracked, never stored: no column, not saved, reset on refresh.
+    public static let transient = AttributeOptions(rawValue: 1 << 0)
+}

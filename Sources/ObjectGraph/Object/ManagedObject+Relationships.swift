@@ -1,0 +1,83 @@
+import Foundation
+import OrderedCollections
+
+// Relationship access and inverse maintenance. Slots hold object IDs; the context turns them
+// into its objects (faults where not registered).
+extension ManagedObject {
+    final func relatedObjects(ordinal: Int32) -> [ManagedObject] {
+        relatedObjects(entity.relationshipAtSlot[entity.slotByOrdinal[Int(ordinal)]]!)
+    }
+
+    final func setRelatedObjects(_ objects: [ManagedObject], ordinal: Int32) {
+        setRelatedObjects(objects, entity.relationshipAtSlot[entity.slotByOrdinal[Int(ordinal)]]!)
+    }
+
+    /// The destination objects of `relationship`, loading a to-many with one query when needed.
+    final func relatedObjects(_ relationship: RelationshipDescription) -> [ManagedObject] {
+        guard let context else { return [] }
+        switch relatedIDs(relationship, in: context) {
+        case let ids where ids.isEmpty: return []
+        case let ids where ids.count == 1: return [context.object(with: ids[0])]
+        case let ids: return context.objects(with: ids)
+        }
+    }
+
+    /// The destination IDs of `relationship`, loaded if needed.
+    final func relatedIDs(_ relationship: RelationshipDescription, in context: ManagedObjectContext) -> OrderedSet<ObjectID> {
+        switch primitiveValue(slot: relationship.slot) {
+        case .object(let id): return [id]
+        case .objects(let ids): return ids
+        case .unloaded:
+            context.loadToMany(self, relationship)
+            return values[relationship.slot].objectIDs ?? []
+        default: return []
+        }
+    }
+
+    /// Replaces the destinations of `relationship` and updates every inverse in memory.
+    final func setRelatedObjects(_ objects: [ManagedObject], _ relationship: RelationshipDescription) {
+        guard let context else {
+            preconditionFailure("ManagedRecord: insert \(entity.name) into a context before setting its relationship \(relationship.name)")
+        }
+        for object in objects where object.context !== context {
+            preconditionFailure("ManagedRecord: \(entity.name).\(relationship.name) cannot point at \(object.objectID): it belongs to \(object.context.map { _ in "another context" } ?? "no context"); use context.object(with: id) to get this context's copy")
+        }
+        let old = relatedIDs(relationship, in: context)
+        let new = OrderedSet(objects.lazy.map(\.objectID))
+        guard old != new else { return }
+        writeRelationship(relationship, new)
+        guard let inverse = relationship.inverseRelationship else { return }
+        for id in old where !new.contains(id) {
+            context.object(with: id).removeInverse(inverse, pointingAt: objectID, in: context)
+        }
+        for object in objects where !old.contains(object.objectID) {
+            object.addInverse(inverse, pointingAt: self, in: context)
+        }
+    }
+
+    /// Stores `ids` in the relationship's slot without touching inverses.
+    final func writeRelationship(_ relationship: RelationshipDescription, _ ids: OrderedSet<ObjectID>) {
+        let value: SlotValue = relationship.isToMany ? .objects(ids) : (ids.first.map { .object($0) } ?? .null)
+        setPrimitiveValue(value, slot: relationship.slot)
+    }
+
+    /// Removes `id` from this object's side `relationship` (the inverse of a change elsewhere).
+    final func removeInverse(_ relationship: RelationshipDescription, pointingAt id: ObjectID, in context: ManagedObjectContext) {
+        var ids = relatedIDs(relationship, in: context)
+        guard ids.remove(id) != nil else { return }
+        writeRelationship(relationship, ids)
+    }
+
+    /// Adds `object` to this object's side `relationship`, detaching this object from a
+    /// previous to-one owner first.
+    final func addInverse(_ relationship: RelationshipDescription, pointingAt object: ManagedObject, in context: ManagedObjectContext) {
+        var ids = relatedIDs(relationship, in: context)
+        if ids.contains(object.objectID) { return }
+        if !relationship.isToMany, let previous = ids.first, let back = relationship.inverseRelationship {
+            context.object(with: previous).removeInverse(back, pointingAt: objectID, in: context)
+            ids.removeAll()
+        }
+        ids.append(object.objectID)
+        writeRelationship(relationship, ids)
+    }
+}

@@ -1,0 +1,143 @@
+import Foundation
+
+/// The base class of every managed object: an instance of an entity whose values a
+/// ``ManagedObjectContext`` tracks, faults in and saves.
+///
+/// Subclass it and declare properties with ``Attribute`` and ``Relationship``:
+///
+/// ```swift
+/// final class Department: ManagedObject {
+///     @Attribute var name: String = ""
+///     @Relationship(inverse: \Employee.$department, deleteRule: .cascade)
+///     var employees: Set<Employee>
+/// }
+/// let sales = Department(context: context)
+/// sales.name = "Sales"
+/// ```
+///
+/// A managed object is *not* `Sendable`: it belongs to its context's thread or queue. Pass
+/// its ``objectID`` to other threads. Objects are `Hashable` by identity.
+open class ManagedObject: Hashable, CustomStringConvertible {
+    /// The object's entity.
+    public let entity: EntityDescription
+    /// The object's ID: temporary until its context saves, permanent afterwards.
+    public internal(set) var objectID: ObjectID
+
+    /// The context that registered the object; cleared when the context goes away or the
+    /// object is unregistered (the context clears it, so it never dangles).
+    unowned(unsafe) var context: ManagedObjectContext?
+    /// Current values, one per property slot.
+    var values: ContiguousArray<SlotValue>
+    /// Values as last read from or written to the store; empty for a new object.
+    var snapshot: ContiguousArray<SlotValue> = []
+    /// The row version (`Z_OPT`) the snapshot was read at.
+    var version: Int64 = 0
+    var state: ObjectState = []
+
+    /// Creates an object of `entity` and inserts it into `context` (if given). Default values
+    /// are evaluated for the new object; ``awakeFromInsert()`` is called.
+    ///
+    /// Subclasses that write a designated initializer must implement this one too.
+    public required init(entity: EntityDescription, insertInto context: ManagedObjectContext?) {
+        let wrappers = ReflectionRecorder.finishObject()
+        let materializing = ReflectionRecorder.current.materializing
+        self.entity = entity
+        if entity === EntityDescription.prototypeEntity {
+            objectID = ObjectID.temporary(for: entity)
+            values = []
+            return
+        }
+        precondition(wrappers == entity.wrapperCount || entity.managedClass == ManagedObject.self,
+                     "ManagedRecord: \(type(of: self)) initialized \(wrappers) property wrappers but entity \(entity.name) expects \(entity.wrapperCount); create managed objects only through ManagedObject initializers")
+        if materializing {
+            ReflectionRecorder.current.materializing = false
+            objectID = ReflectionRecorder.current.materializingID!
+            values = []
+            state = [.fault]
+            return
+        }
+        objectID = ObjectID.temporary(for: entity)
+        values = ContiguousArray(entity.properties.map { property in
+            if let attribute = property as? AttributeDescription { return attribute.defaultValue?() ?? .null }
+            return (property as! RelationshipDescription).isToMany ? .objects([]) : .null
+        })
+        if let context {
+            context.insert(self)
+        }
+    }
+
+    /// Creates an object of this class's entity and inserts it into `context`.
+    ///
+    /// ```swift
+    /// let john = Employee(context: context)
+    /// ```
+    public convenience init(context: ManagedObjectContext) {
+        let entity = context.entity(forClass: Self.self)
+        self.init(entity: entity, insertInto: context)
+    }
+
+    deinit {
+        context?.objectWillDeallocate(self)
+    }
+
+    /// The entity name of this class; override to use another name than the class name.
+    open class var entityName: String { String(describing: self) }
+
+    /// The context the object is registered in, or nil (never inserted, or the context is gone).
+    public var managedObjectContext: ManagedObjectContext? { context }
+
+    // MARK: State
+
+    /// Whether the values are not loaded yet; touching a property loads them.
+    public var isFault: Bool { state.contains(.fault) }
+    /// Whether the object is inserted and not saved yet.
+    public var isInserted: Bool { state.contains(.inserted) }
+    /// Whether the object has unsaved changes to its values.
+    public var isUpdated: Bool { state.contains(.updated) }
+    /// Whether the object is deleted (pending save, or saved).
+    public var isDeleted: Bool { state.contains(.deleted) }
+    /// Whether the object is inserted, deleted, or has changed values.
+    public var hasChanges: Bool { isInserted || isDeleted || (isUpdated && !changedSlots().isEmpty) }
+
+    // MARK: Lifecycle hooks (override, and call super)
+
+    /// Called once when the object is inserted, after default values are set.
+    open func awakeFromInsert() {}
+    /// Called when the object's values are loaded from the store.
+    open func awakeFromFetch() {}
+    /// Called before a save writes the object.
+    open func willSave() {}
+    /// Called after a save wrote the object.
+    open func didSave() {}
+    /// Called when the object is deleted, before delete rules run.
+    open func prepareForDeletion() {}
+    /// Validates a new object before save; throw a ``ValidationError/Problem`` or any error to refuse it.
+    open func validateForInsert() throws {}
+    /// Validates a changed object before save.
+    open func validateForUpdate() throws {}
+    /// Validates a deleted object before save.
+    open func validateForDelete() throws {}
+
+    // MARK: Hashable
+
+    public static func == (lhs: ManagedObject, rhs: ManagedObject) -> Bool { lhs === rhs }
+    public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
+
+    open var description: String {
+        if isFault { return "<\(entity.name) \(objectID): fault>" }
+        let shown = entity.properties.compactMap { property -> String? in
+            guard let attribute = property as? AttributeDescription else { return nil }
+            return "\(attribute.name)=\(attribute.conversion.toAny(values[attribute.slot]).map { "\($0)" } ?? "nil")"
+        }
+        return "<\(entity.name) \(objectID): \(shown.joined(separator: ", "))>"
+    }
+}
+
+/// Flags describing a managed object's place in its context.
+struct ObjectState: OptionSet {
+    let rawValue: UInt8
+    static let fault = ObjectState(rawValue: 1 << 0)
+    static let inserted = ObjectState(rawValue: 1 << 1)
+    static let updated = ObjectState(rawValue: 1 << 2)
+    static let deleted = ObjectState(rawValue: 1 << 3)
+}

@@ -1,0 +1,78 @@
+import Foundation
+import Synchronization
+
+/// The identity of a persistent store, shared by the object IDs it hands out.
+final class StoreIdentity: Sendable {
+    let uuid: String
+    init(uuid: String) { self.uuid = uuid }
+}
+
+private let temporaryKeys = Atomic<Int64>(0)
+
+/// A managed object's identity: its entity and primary key in one store. `Sendable`, so it
+/// is what crosses threads and contexts; each context turns it back into its own object with
+/// ``ManagedObjectContext/object(with:)`` or ``ManagedObjectContext/existingObject(with:)``.
+///
+/// An inserted object has a temporary ID until its context saves, then a permanent one.
+///
+/// For example:
+///
+/// ```swift
+/// let id = employee.objectID                  // after save: permanent
+/// id.uriRepresentation                        // x-coredata://<store UUID>/Employee/p12
+/// let same = try background.existingObject(with: id)
+/// ```
+public struct ObjectID: Hashable, Sendable, CustomStringConvertible {
+    /// The object's entity (a sub-entity for an object of one).
+    public let entity: EntityDescription
+    let store: StoreIdentity?
+    /// The primary key (`Z_PK`) when permanent; a negative serial number when temporary.
+    let key: Int64
+
+    init(entity: EntityDescription, store: StoreIdentity, primaryKey: Int64) {
+        self.entity = entity
+        self.store = store
+        self.key = primaryKey
+    }
+
+    /// A new temporary ID, unique in this process.
+    static func temporary(for entity: EntityDescription) -> ObjectID {
+        let serial = temporaryKeys.wrappingAdd(1, ordering: .relaxed).newValue
+        return ObjectID(entity: entity, key: -serial)
+    }
+
+    private init(entity: EntityDescription, key: Int64) {
+        self.entity = entity
+        self.store = nil
+        self.key = key
+    }
+
+    /// Whether the object has not been saved yet.
+    public var isTemporaryID: Bool { key < 0 }
+
+    /// The primary key in the store (`Z_PK`), or nil while the ID is temporary.
+    public var primaryKey: Int64? { key > 0 ? key : nil }
+
+    /// The object's entity name.
+    public var entityName: String { entity.name }
+
+    /// `x-coredata://<store UUID>/<Entity>/p<pk>`, or `x-coredata:///<Entity>/t<serial>` while
+    /// temporary. ``PersistentStoreCoordinator/managedObjectID(forURIRepresentation:)`` reads it back.
+    public var uriRepresentation: URL {
+        if let store {
+            return URL(string: "x-coredata://\(store.uuid)/\(entity.name)/p\(key)")!
+        }
+        return URL(string: "x-coredata:///\(entity.name)/t\(-key)")!
+    }
+
+    public var description: String { uriRepresentation.absoluteString }
+
+    public static func == (lhs: ObjectID, rhs: ObjectID) -> Bool {
+        lhs.key == rhs.key && lhs.entity.root === rhs.entity.root && lhs.store === rhs.store
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(key)
+        hasher.combine(ObjectIdentifier(entity.root))
+    }
+}

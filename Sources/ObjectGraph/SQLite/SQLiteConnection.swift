@@ -1,0 +1,121 @@
+import CSQLite
+import Foundation
+
+/// One SQLite connection with a cache of prepared statements keyed by SQL text.
+///
+/// Not thread-safe: the coordinator serializes every use of a connection behind a lock.
+final class SQLiteConnection {
+    let handle: OpaquePointer
+    let path: String
+    private var statements: [String: SQLiteStatement] = [:]
+    /// Called with each SQL text before it runs, so tests can record what executed.
+    var trace: (@Sendable (String) -> Void)?
+
+    /// Opens (or creates, when `create` is true) the database at `path`.
+    init(path: String, readOnly: Bool = false, create: Bool = true) throws {
+        var handle: OpaquePointer?
+        var flags = SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_URI
+        flags |= readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE
+        if create && !readOnly { flags |= SQLITE_OPEN_CREATE }
+        let code = sqlite3_open_v2(path, &handle, flags, nil)
+        guard code == SQLITE_OK, let handle else {
+            let error = SQLiteError(code: code, connection: handle, sql: nil)
+            sqlite3_close_v2(handle)
+            throw error
+        }
+        self.handle = handle
+        self.path = path
+        sqlite3_extended_result_codes(handle, 1)
+        sqlite3_busy_timeout(handle, 10_000)
+    }
+
+    deinit {
+        statements.removeAll()
+        sqlite3_close_v2(handle)
+    }
+
+    /// A cached prepared statement for `sql`, reset and with bindings cleared.
+    func prepare(_ sql: String) throws -> SQLiteStatement {
+        trace?(sql)
+        if let statement = statements[sql] {
+            return statement
+        }
+        let statement = try SQLiteStatement(connection: self, sql: sql)
+        statements[sql] = statement
+        return statement
+    }
+
+    /// Runs one or more statements that take no parameters and return no rows.
+    func execute(_ sql: String) throws {
+        trace?(sql)
+        var errorMessage: UnsafeMutablePointer<CChar>?
+        let code = sqlite3_exec(handle, sql, nil, nil, &errorMessage)
+        if code != SQLITE_OK {
+            let message = errorMessage.map { String(cString: $0) } ?? String(cString: sqlite3_errstr(code))
+            sqlite3_free(errorMessage)
+            throw SQLiteError(code: sqlite3_extended_errcode(handle), message: message, sql: sql)
+        }
+    }
+
+    /// Runs `sql` with `arguments` and calls `row` for every result row.
+    func query(_ sql: String, _ arguments: [SQLiteValue] = [], row: (SQLiteStatement) throws -> Void) throws {
+        let statement = try prepare(sql)
+        defer { statement.reset() }
+        try statement.bind(arguments)
+        while try statement.step() { try row(statement) }
+    }
+
+    /// Runs `sql` with `arguments`, ignoring rows, and returns the number of rows changed.
+    @discardableResult
+    func run(_ sql: String, _ arguments: [SQLiteValue] = []) throws -> Int {
+        let statement = try prepare(sql)
+        defer { statement.reset() }
+        try statement.bind(arguments)
+        while try statement.step() {}
+        return Int(sqlite3_changes(handle))
+    }
+
+    /// The first column of the first row, or nil.
+    func scalar(_ sql: String, _ arguments: [SQLiteValue] = []) throws -> SQLiteValue? {
+        var result: SQLiteValue?
+        try query(sql, arguments) { statement in
+            if result == nil { result = statement.value(0) }
+        }
+        return result
+    }
+
+    var changes: Int { Int(sqlite3_changes(handle)) }
+    var isInTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }
+
+    /// Runs `body` inside `BEGIN IMMEDIATE` ... `COMMIT`, rolling back when it throws.
+    func writeTransaction<T>(_ body: () throws -> T) throws -> T {
+        try execute("BEGIN IMMEDIATE")
+        do {
+            let result = try body()
+            try execute("COMMIT")
+            return result
+        } catch {
+            if isInTransaction { try? execute("ROLLBACK") }
+            throw error
+        }
+    }
+
+    /// Runs `body` inside a deferred read transaction, so every query sees one snapshot.
+    func readTransaction<T>(_ body: () throws -> T) throws -> T {
+        if isInTransaction { return try body() }
+        try execute("BEGIN DEFERRED")
+        defer { if isInTransaction { try? execute("COMMIT") } }
+        return try body()
+    }
+
+    /// Column names of `table`, uppercased, or an empty set when the table does not exist.
+    func columns(of table: String) throws -> Set<String> {
+        var names = Set<String>()
+        try query("SELECT name FROM pragma_table_info(?)", [.text(table)]) { names.insert($0.text(0).uppercased()) }
+        return names
+    }
+
+    func tableExists(_ table: String) throws -> Bool {
+        try scalar("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", [.text(table)]) != nil
+    }
+}

@@ -1,0 +1,39 @@
+import CSQLite
+
+/// An error reported by SQLite, with the result code, SQLite's message and the SQL that failed.
+///
+/// For example:
+///
+/// ```swift
+/// do { try context.save() }
+/// catch let error as SQLiteError where error.code == SQLITE_FULL { print("disk full") }
+/// ```
+public struct SQLiteError: Error, CustomStringConvertible, Sendable {
+    /// The extended SQLite result code (`SQLITE_BUSY`, `SQLITE_CONSTRAINT_UNIQUE`, ...).
+    public let code: Int32
+    /// SQLite's own message for the failure.
+    public let message: String
+    /// The statement that failed, when there was one.
+    public let sql: String?
+
+    /// The primary result code (the low byte of ``code``).
+    public var primaryCode: Int32 { code & 0xFF }
+
+    init(code: Int32, message: String, sql: String? = nil) {
+        self.code = code
+        self.message = message
+        self.sql = sql
+    }
+
+    init(code: Int32, connection: OpaquePointer?, sql: String? = nil) {
+        let message = connection.flatMap { sqlite3_errmsg($0) }.map { String(cString: $0) }
+            ?? String(cString: sqlite3_errstr(code))
+        self.init(code: code, message: message, sql: sql)
+    }
+
+    public var description: String {
+        var text = "SQLite error \(code) (\(String(cString: sqlite3_errstr(code)))): \(message)"
+        if let sql { text += " — while executing `\(sql)`" }
+        return text
+    }
+}

@@ -1,0 +1,114 @@
+import Foundation
+
+/// The table of a root entity: one row per object of the root or any of its sub-entities.
+final class TableMapping {
+    let name: String
+    let root: EntityDescription
+    /// Every column after `Z_PK, Z_ENT, Z_OPT`, in the order the select list reads them.
+    private(set) var columns: [(name: String, type: String)] = []
+    private var columnIndex: [String: Int32] = [:]
+    /// `Z_PK, Z_ENT, Z_OPT, <columns>` qualified with `t.`, for `SELECT ... FROM <name> t`.
+    private(set) var selectList = ""
+    /// Foreign-key columns, which get an index each.
+    private(set) var indexedColumns: [String] = []
+
+    init(root: EntityDescription) {
+        self.root = root
+        self.name = "Z" + root.name.uppercased()
+    }
+
+    /// Adds `column` (once) and returns its index in the select list.
+    @discardableResult
+    func addColumn(_ column: String, type: String, indexed: Bool = false) -> Int32 {
+        if let index = columnIndex[column] { return index }
+        columns.append((column, type))
+        let index = Int32(columns.count + 2)
+        columnIndex[column] = index
+        if indexed { indexedColumns.append(column) }
+        return index
+    }
+
+    func finish() {
+        selectList = (["Z_PK", "Z_ENT", "Z_OPT"] + columns.map(\.name)).map { "t." + $0 }.joined(separator: ", ")
+    }
+}
+
+/// A many-to-many (or inverse-less to-many) relationship's join table `Z_<n><REL>`.
+struct JoinTableMapping {
+    let name: String
+    /// Holds the primary key of the relationship's owner.
+    let ownerColumn: String
+    /// Holds the primary key of each destination.
+    let memberColumn: String
+    /// `Z_FOK_...` holding the member's position, for an ordered relationship.
+    let orderColumn: String?
+    /// Whether saves of this side write the table (the other side is mirrored in memory).
+    let isWritingSide: Bool
+}
+
+/// How the objects of one entity are read from and written to its root table.
+final class EntityMapping {
+    let entity: EntityDescription
+    /// `Z_ENT` of this entity.
+    let entityNumber: Int64
+    let table: TableMapping
+    /// `Z_ENT` of this entity and every sub-entity.
+    var familyNumbers: [Int64] = []
+    /// Column of each slot (nil: transient or to-many).
+    var columnBySlot: [String?]
+    /// `Z<n>_<REL>` column of a to-one slot whose destination has sub-entities.
+    var entityColumnBySlot: [String?]
+    /// Select-list index of each slot's column (-1: none).
+    var readIndexBySlot: [Int32]
+    var readEntityIndexBySlot: [Int32]
+    /// Join table of each to-many slot that uses one.
+    var joinTableBySlot: [JoinTableMapping?]
+    /// `Z_FOK_<INVERSE>` column on the destination table of an ordered one-to-many slot.
+    var orderColumnBySlot: [String?]
+    /// Values given to transient attributes of fetched objects (each default evaluated once).
+    var transientDefaults: [Int: SlotValue] = [:]
+    /// Slots written by INSERT, in bind order after `Z_PK, Z_ENT, Z_OPT`.
+    var insertSlots: [Int] = []
+    var insertSQL = ""
+    /// UPDATE statements by the set of changed slots (a bit mask), built on first use.
+    var updateSQLCache: [[UInt64]: String] = [:]
+
+    init(entity: EntityDescription, entityNumber: Int64, table: TableMapping) {
+        self.entity = entity
+        self.entityNumber = entityNumber
+        self.table = table
+        let count = entity.properties.count
+        columnBySlot = Array(repeating: nil, count: count)
+        entityColumnBySlot = Array(repeating: nil, count: count)
+        readIndexBySlot = Array(repeating: -1, count: count)
+        readEntityIndexBySlot = Array(repeating: -1, count: count)
+        joinTableBySlot = Array(repeating: nil, count: count)
+        orderColumnBySlot = Array(repeating: nil, count: count)
+        for case let attribute? in entity.attributeAtSlot where attribute.isTransient {
+            transientDefaults[attribute.slot] = attribute.defaultValue?() ?? .null
+        }
+    }
+
+    /// Persistent slots in `slots`, as the SET list of an UPDATE with the version check.
+    func updateSQL(for slots: [Int]) -> String {
+        var mask = [UInt64](repeating: 0, count: (columnBySlot.count + 63) / 64)
+        for slot in slots { mask[slot / 64] |= 1 << UInt64(slot % 64) }
+        if let sql = updateSQLCache[mask] { return sql }
+        var assignments = ["Z_OPT = ?"]
+        for slot in slots {
+            guard let column = columnBySlot[slot] else { continue }
+            assignments.append("\(column) = ?")
+            if let entityColumn = entityColumnBySlot[slot] { assignments.append("\(entityColumn) = ?") }
+        }
+        let sql = "UPDATE \(table.name) SET \(assignments.joined(separator: ", ")) WHERE Z_PK = ? AND Z_OPT = ?"
+        updateSQLCache[mask] = sql
+        return sql
+    }
+
+    /// `WHERE` condition selecting this entity's rows (and its sub-entities' when asked).
+    func entityCondition(includesSubentities: Bool) -> String? {
+        if entity.superentity == nil && (includesSubentities || entity.subentities.isEmpty) { return nil }
+        let numbers = includesSubentities ? familyNumbers : [entityNumber]
+        return numbers.count == 1 ? "t.Z_ENT = \(numbers[0])" : "t.Z_ENT IN (\(numbers.map(String.init).joined(separator: ", ")))"
+    }
+}

@@ -1,0 +1,90 @@
+import CSQLite
+import Foundation
+
+/// Reads rows of a table's select list into slot buffers, and binds slot values to
+/// statements. Type-directed by the model: no dictionaries keyed by names, no boxing.
+struct RowCodec {
+    let layout: StoreLayout
+    let store: StoreIdentity
+
+    /// A decoded row: its object ID, version and values in the entity's slot order.
+    struct Row {
+        var id: ObjectID
+        var version: Int64
+        var values: ContiguousArray<SlotValue>
+    }
+
+    /// Decodes the current row of `statement`, whose columns are the table's select list
+    /// starting at `offset`. Returns nil for a row whose `Z_ENT` is not in the model.
+    @inline(__always)
+    func decode(_ statement: SQLiteStatement, offset: Int32 = 0) -> Row? {
+        let pk = statement.int64(offset)
+        let number = statement.int64(offset + 1)
+        guard let entity = layout.entitiesByNumber[number] else { return nil }
+        let mapping = layout.mappings[entity.index]
+        let properties = entity.properties
+        var values = ContiguousArray<SlotValue>(repeating: .null, count: properties.count)
+        for slot in 0..<properties.count {
+            let index = mapping.readIndexBySlot[slot]
+            if index < 0 {
+                if entity.attributeAtSlot[slot] != nil {
+                    values[slot] = mapping.transientDefaults[slot] ?? .null
+                } else if entity.relationshipAtSlot[slot]!.isToMany {
+                    values[slot] = .unloaded
+                }
+                continue
+            }
+            let column = offset + index
+            if statement.isNull(column) { continue }
+            if let attribute = entity.attributeAtSlot[slot] {
+                values[slot] = Self.read(attribute.attributeType, statement, column)
+            } else {
+                let relationship = entity.relationshipAtSlot[slot]!
+                var destination = relationship.destinationEntity!
+                let entityIndex = mapping.readEntityIndexBySlot[slot]
+                if entityIndex >= 0, !statement.isNull(offset + entityIndex),
+                   let concrete = layout.entitiesByNumber[statement.int64(offset + entityIndex)] {
+                    destination = concrete
+                }
+                values[slot] = .object(ObjectID(entity: destination, store: store, primaryKey: statement.int64(column)))
+            }
+        }
+        return Row(id: ObjectID(entity: entity, store: store, primaryKey: pk), version: statement.int64(offset + 2), values: values)
+    }
+
+    @inline(__always)
+    static func read(_ type: AttributeType, _ statement: SQLiteStatement, _ column: Int32) -> SlotValue {
+        switch type {
+        case .integer16, .integer32, .integer64, .boolean:
+            return .int(statement.int64(column))
+        case .double, .float, .date, .decimal:
+            return .double(statement.double(column))
+        case .string:
+            return .text(statement.text(column))
+        case .uri:
+            return .text(statement.text(column))
+        case .binary, .transformable:
+            return .blob(statement.data(column))
+        case .uuid:
+            if statement.columnType(column) == SQLITE_TEXT { return UUID(uuidString: statement.text(column)).map { .uuid($0) } ?? .null }
+            let data = statement.data(column)
+            return data.count == 16 ? .uuid(UUID(blobData: data)) : .blob(data)
+        }
+    }
+
+    /// Binds a slot value; object IDs bind their primary key (temporary ones through `keys`).
+    @inline(__always)
+    static func bind(_ value: SlotValue, to statement: SQLiteStatement, at index: Int32, keys: [ObjectID: Int64]) throws {
+        switch value {
+        case .null, .unloaded, .objects: try statement.bind(.null, at: index)
+        case .int(let v): try statement.bindInt64(v, at: index)
+        case .double(let v): try statement.bind(.real(v), at: index)
+        case .text(let v): try statement.bind(.text(v), at: index)
+        case .blob(let v): try statement.bind(.blob(v), at: index)
+        case .uuid(let v): try statement.bind(.blob(v.blobData), at: index)
+        case .decimal(let v): try statement.bind(.real(v.storedDouble), at: index)
+        case .url(let v): try statement.bind(.text(v.absoluteString), at: index)
+        case .object(let id): try statement.bindInt64(id.isTemporaryID ? keys[id]! : id.key, at: index)
+        }
+    }
+}

@@ -1,0 +1,218 @@
+import CSQLite
+import Foundation
+
+/// A Core Data-layout SQLite store: the writer connection, a pool of reader connections, the
+/// layout that maps the model onto tables, and the store's metadata.
+///
+/// Not thread-safe by itself: ``PersistentStoreCoordinator`` serializes the writer behind a
+/// lock and hands each reader to one thread at a time.
+final class SQLiteStore {
+    /// The file, or nil for an in-memory store.
+    let url: URL?
+    let model: ManagedObjectModel
+    private(set) var layout: StoreLayout
+    let identity: StoreIdentity
+    let writer: SQLiteConnection
+    private(set) var metadata: StoreMetadata
+    private let readerLock = NSLock()
+    private var idleReaders: [SQLiteConnection] = []
+    /// Set by tests to record every statement executed on any of this store's connections.
+    var trace: (@Sendable (String) -> Void)? {
+        didSet { writer.trace = trace }
+    }
+
+    var isInMemory: Bool { url == nil }
+
+    /// Opens the store at `url` (creating it and its folder when missing), or an in-memory
+    /// store when `url` is nil. Adds what a newer model needs (new entities, attributes and
+    /// relationships) when `migrate` is true.
+    init(model: ManagedObjectModel, url: URL?, migrate: Bool = true) throws {
+        self.url = url
+        self.model = model
+        let path: String
+        if let url {
+            path = url.path
+            let folder = url.deletingLastPathComponent()
+            do {
+                try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            } catch {
+                throw StoreError(.cannotOpen, url: url, "cannot create the folder \(folder.path): \(error.localizedDescription)")
+            }
+        } else {
+            path = ":memory:"
+        }
+        do {
+            writer = try SQLiteConnection(path: path)
+        } catch let error as SQLiteError {
+            throw StoreError(.cannotOpen, url: url, "cannot open the database file; check that the path exists and is writable", underlying: error)
+        }
+        do {
+            _ = try writer.scalar("SELECT count(*) FROM sqlite_master")
+            if url != nil {
+                try writer.execute("PRAGMA journal_mode = WAL")
+            }
+            try writer.execute("PRAGMA synchronous = NORMAL")
+        } catch let error as SQLiteError {
+            switch error.primaryCode {
+            case SQLITE_NOTADB, SQLITE_CORRUPT:
+                throw StoreError(.notADatabase, url: url, "the file is not a SQLite database, or it is corrupt", underlying: error)
+            default:
+                throw StoreError(.cannotOpen, url: url, "cannot read or write the database (a read-only location?)", underlying: error)
+            }
+        }
+
+        let opened = try Self.openOrCreate(writer: writer, model: model, url: url, migrate: migrate)
+        layout = opened.layout
+        metadata = opened.metadata
+        identity = StoreIdentity(uuid: opened.metadata.uuid)
+    }
+
+    // MARK: Readers
+
+    /// Runs `body` with a reader connection of its own (the writer, for an in-memory store,
+    /// which the caller must hold the write lock for).
+    func withReaderConnection<T>(_ body: (SQLiteConnection) throws -> T) throws -> T {
+        guard let url else { return try body(writer) }
+        let reader: SQLiteConnection
+        if let idle = readerLock.withLock({ idleReaders.popLast() }) {
+            reader = idle
+        } else {
+            do {
+                reader = try SQLiteConnection(path: url.path, create: false)
+            } catch let error as SQLiteError {
+                throw StoreError(.cannotOpen, url: url, "cannot open a reader connection", underlying: error)
+            }
+        }
+        reader.trace = trace
+        defer { readerLock.withLock { idleReaders.append(reader) } }
+        return try body(reader)
+    }
+
+    // MARK: Opening
+
+    private static func openOrCreate(writer: SQLiteConnection, model: ManagedObjectModel, url: URL?, migrate: Bool) throws -> (layout: StoreLayout, metadata: StoreMetadata) {
+        do {
+            if try writer.tableExists("Z_METADATA") {
+                return try openExisting(writer: writer, model: model, url: url, migrate: migrate)
+            }
+            let tableCount = try writer.scalar("SELECT count(*) FROM sqlite_master WHERE type = 'table'")
+            guard tableCount == .integer(0) else {
+                throw StoreError(.notACoreDataStore, url: url, "the database has tables but no Z_METADATA: it was not written by Core Data or ManagedRecord, so it is left untouched")
+            }
+            return try create(writer: writer, model: model)
+        } catch let error as SQLiteError {
+            throw StoreError(.cannotOpen, url: url, "cannot set up the store", underlying: error)
+        }
+    }
+
+    private static func create(writer: SQLiteConnection, model: ManagedObjectModel) throws -> (layout: StoreLayout, metadata: StoreMetadata) {
+        let layout = StoreLayout(model: model, numbers: StoreLayout.defaultNumbers(for: model))
+        let metadata = StoreMetadata(uuid: UUID().uuidString, model: model)
+        try writer.writeTransaction {
+            for statement in layout.createStatements() { try writer.execute(statement) }
+            for row in layout.primaryKeyRows() {
+                try writer.run("INSERT INTO Z_PRIMARYKEY (Z_ENT, Z_NAME, Z_SUPER, Z_MAX) VALUES (?, ?, ?, 0)",
+                               [.integer(row.number), .text(row.name), .integer(row.parent)])
+            }
+            try writer.run("INSERT INTO Z_METADATA (Z_VERSION, Z_UUID, Z_PLIST) VALUES (1, ?, ?)",
+                           [.text(metadata.uuid), .blob(try metadata.plist())])
+        }
+        return (layout, metadata)
+    }
+
+    private static func readMetadata(writer: SQLiteConnection, url: URL?) throws -> StoreMetadata {
+        var result: StoreMetadata?
+        var failure: Error?
+        try writer.query("SELECT Z_UUID, Z_PLIST FROM Z_METADATA ORDER BY Z_VERSION LIMIT 1") { row in
+            do { result = try StoreMetadata(uuid: row.text(0), plist: row.data(1)) } catch { failure = error }
+        }
+        guard let result else {
+            throw StoreError(.corruptMetadata, url: url, "Z_METADATA has no readable row\(failure.map { ": \($0)" } ?? "")")
+        }
+        return result
+    }
+
+    private static func openExisting(writer: SQLiteConnection, model: ManagedObjectModel, url: URL?, migrate: Bool) throws -> (layout: StoreLayout, metadata: StoreMetadata) {
+        var metadata = try readMetadata(writer: writer, url: url)
+        var numbers: [String: Int64] = [:]
+        var parents: [String: Int64] = [:]
+        try writer.query("SELECT Z_ENT, Z_NAME, Z_SUPER FROM Z_PRIMARYKEY") { row in
+            numbers[row.text(1)] = row.int64(0)
+            parents[row.text(1)] = row.int64(2)
+        }
+        var problems: [String] = []
+        var next = (numbers.values.max() ?? 0) + 1
+        var newEntities: [EntityDescription] = []
+        for entity in model.entities {
+            if let number = numbers[entity.name] {
+                let expectedParent = entity.superentity.flatMap { numbers[$0.name] } ?? 0
+                if parents[entity.name] != expectedParent {
+                    problems.append("\(entity.name) has another parent entity in the store")
+                }
+                _ = number
+            } else {
+                numbers[entity.name] = next
+                next += 1
+                newEntities.append(entity)
+            }
+        }
+        let layout = StoreLayout(model: model, numbers: numbers)
+        if metadata.versionHashes == model.entityVersionHashesByName && newEntities.isEmpty && problems.isEmpty {
+            return (layout, metadata)
+        }
+
+        // Additions a lightweight migration can make: new tables, columns and join tables.
+        var additions: [String] = []
+        for table in layout.tables {
+            let existing = try writer.columns(of: table.name)
+            if existing.isEmpty {
+                let columns = ["Z_PK INTEGER PRIMARY KEY", "Z_ENT INTEGER", "Z_OPT INTEGER"] + table.columns.map { "\($0.name) \($0.type)" }
+                additions.append("CREATE TABLE \(table.name) ( \(columns.joined(separator: ", ")) )")
+            } else {
+                for column in table.columns where !existing.contains(column.name) {
+                    additions.append("ALTER TABLE \(table.name) ADD COLUMN \(column.name) \(column.type)")
+                }
+            }
+            if existing.isEmpty || !additions.isEmpty { additions += layout.indexStatements(for: table) }
+        }
+        for (join, ownerColumn, memberColumn) in layout.joinTables where try !writer.tableExists(join.name) {
+            additions += layout.joinTableStatements(join, ownerColumn, memberColumn)
+        }
+        guard problems.isEmpty else {
+            throw StoreError(.incompatibleModel, url: url, "the store does not fit the model: \(problems.joined(separator: "; "))")
+        }
+        let hashesDiffer = metadata.versionHashes != model.entityVersionHashesByName
+        let needsWrite = !additions.isEmpty || !newEntities.isEmpty
+        if !needsWrite {
+            // Same tables and columns (a store written by Apple's Core Data, whose hashes are
+            // computed differently): use it as it is.
+            return (layout, metadata)
+        }
+        guard migrate else {
+            throw StoreError(.incompatibleModel, url: url, "the model has entities or properties the store lacks (\(additions.count) schema changes); open with migration enabled")
+        }
+        try writer.writeTransaction {
+            for statement in additions { try writer.execute(statement) }
+            for entity in newEntities {
+                try writer.run("INSERT INTO Z_PRIMARYKEY (Z_ENT, Z_NAME, Z_SUPER, Z_MAX) VALUES (?, ?, ?, 0)",
+                               [.integer(numbers[entity.name]!), .text(entity.name),
+                                .integer(entity.superentity.flatMap { numbers[$0.name] } ?? 0)])
+            }
+            if hashesDiffer {
+                metadata.versionHashes = model.entityVersionHashesByName
+                metadata.versionIdentifiers = model.versionIdentifiers.isEmpty ? [""] : model.versionIdentifiers
+                try writer.run("UPDATE Z_METADATA SET Z_PLIST = ?", [.blob(try metadata.plist())])
+            }
+        }
+        return (layout, metadata)
+    }
+
+    /// Whether opening the store at `url` with `model` would change its schema.
+    static func requiresMigration(model: ManagedObjectModel, url: URL) throws -> Bool {
+        guard FileManager.default.fileExists(atPath: url.path) else { return false }
+        let connection = try SQLiteConnection(path: url.path, readOnly: true, create: false)
+        guard try connection.tableExists("Z_METADATA") else { return false }
+        let metadata = try readMetadata(writer: connection, url: url)
+        return metadata.versionHashes != model.entityVersionHashesByName
+    }
+}
