@@ -242,10 +242,7 @@ extension ManagedObjectContext {
 
     /// An object whose row is gone: deleted, unregistered, with default values.
     func markVanished(_ object: ManagedObject) {
-        object.values = ContiguousArray(object.entity.properties.map { property in
-            if let attribute = property as? AttributeDescription { return attribute.defaultValue?() ?? .null }
-            return (property as! RelationshipDescription).isToMany ? .objects([]) : .null
-        })
+        object.values = object.entity.newObjectValues()
         object.snapshot = object.values
         object.state = [.deleted]
         unregister(object)

@@ -37,6 +37,17 @@ public final class EntityDescription: @unchecked Sendable, Hashable, CustomStrin
     /// Property names by wrapper ordinal, for messages.
     var nameByOrdinal: [String] = []
     var wrapperCount: Int32 = 0
+    /// Values of a new object before its defaults are evaluated (empty to-many sets, nil).
+    var newObjectTemplate: ContiguousArray<SlotValue> = []
+    /// Default-value expressions, evaluated for each inserted object.
+    var defaultValueMakers: [(slot: Int, make: () -> SlotValue)] = []
+
+    /// The values of a newly inserted object: defaults evaluated now.
+    func newObjectValues() -> ContiguousArray<SlotValue> {
+        var values = newObjectTemplate
+        for maker in defaultValueMakers { values[maker.slot] = maker.make() }
+        return values
+    }
 
     init(name: String, managedClass: ManagedObject.Type, isAbstract: Bool = false) {
         self.name = name

@@ -142,6 +142,13 @@ public final class ManagedObjectModel: @unchecked Sendable {  // immutable after
         for property in properties { entity.propertiesByName[property.name] = property }
         entity.attributeAtSlot = properties.map { $0 as? AttributeDescription }
         entity.relationshipAtSlot = properties.map { $0 as? RelationshipDescription }
+        entity.newObjectTemplate = ContiguousArray(properties.map { property in
+            (property as? RelationshipDescription)?.isToMany == true ? .objects([]) : .null
+        })
+        entity.defaultValueMakers = properties.compactMap { property in
+            guard let make = (property as? AttributeDescription)?.defaultValue else { return nil }
+            return (property.slot, make)
+        }
         entity.wrapperCount = spec.wrapperCount
         entity.slotByOrdinal = Array(repeating: -1, count: Int(spec.wrapperCount))
         entity.nameByOrdinal = Array(repeating: "?", count: Int(spec.wrapperCount))

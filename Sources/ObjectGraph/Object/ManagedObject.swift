@@ -39,8 +39,9 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     ///
     /// Subclasses that write a designated initializer must implement this one too.
     public required init(entity: EntityDescription, insertInto context: ManagedObjectContext?) {
-        let wrappers = ReflectionRecorder.finishObject()
-        let materializing = ReflectionRecorder.current.materializing
+        let recorder = ReflectionRecorder.current
+        let wrappers = recorder.counter
+        recorder.counter = 0
         self.entity = entity
         if entity === EntityDescription.prototypeEntity {
             objectID = ObjectID.temporary(for: entity)
@@ -49,18 +50,15 @@ open class ManagedObject: Hashable, CustomStringConvertible {
         }
         precondition(wrappers == entity.wrapperCount || entity.managedClass == ManagedObject.self,
                      "ManagedRecord: \(type(of: self)) initialized \(wrappers) property wrappers but entity \(entity.name) expects \(entity.wrapperCount); create managed objects only through ManagedObject initializers")
-        if materializing {
-            ReflectionRecorder.current.materializing = false
-            objectID = ReflectionRecorder.current.materializingID!
+        if recorder.materializing {
+            recorder.materializing = false
+            objectID = recorder.materializingID.unsafelyUnwrapped
             values = []
             state = [.fault]
             return
         }
         objectID = ObjectID.temporary(for: entity)
-        values = ContiguousArray(entity.properties.map { property in
-            if let attribute = property as? AttributeDescription { return attribute.defaultValue?() ?? .null }
-            return (property as! RelationshipDescription).isToMany ? .objects([]) : .null
-        })
+        values = entity.newObjectValues()
         if let context {
             context.insert(self)
         }

@@ -45,15 +45,6 @@ final class ReflectionRecorder {
         return ordinal
     }
 
-    /// Called when a managed object's own initializer runs, after every wrapper: the number
-    /// of wrappers it had, with the counter reset for the next object.
-    @inline(__always)
-    static func finishObject() -> Int32 {
-        let recorder = current
-        let count = recorder.counter
-        recorder.counter = 0
-        return count
-    }
 }
 
 /// A property wrapper's storage inside an object: just its ordinal.
