@@ -17,6 +17,9 @@ final class ConfinementGuard: @unchecked Sendable {  // `performer` is atomic; t
         self.homeThread = homeThread
     }
 
+    /// The guard of the context bound to the running task, if any.
+    @TaskLocal static var taskBound: ConfinementGuard?
+
     /// Whether the calling thread may use the context now.
     @inline(__always)
     func isAllowed() -> Bool {
@@ -24,8 +27,8 @@ final class ConfinementGuard: @unchecked Sendable {  // `performer` is atomic; t
         let current = performer.load(ordering: .relaxed)
         if current == me { return true }
         if current != 0 { return false }
-        guard let homeThread else { return false }
-        return pthread_equal(homeThread, pthread_self()) != 0
+        if let homeThread, pthread_equal(homeThread, pthread_self()) != 0 { return true }
+        return ConfinementGuard.taskBound === self
     }
 
     /// Stops with a message saying which context was misused and how to use it.
@@ -36,7 +39,13 @@ final class ConfinementGuard: @unchecked Sendable {  // `performer` is atomic; t
         if homeThread == nil {
             fatalError("ManagedRecord: \(name) is a private-queue context; use it only inside perform { } or performAndWait { }.")
         }
-        fatalError("ManagedRecord: \(name) is confined to the thread that created it and was used from another thread. Pass object IDs between threads, and use perform { } or a context of that thread.")
+        fatalError("ManagedRecord: \(name) is confined to the thread that created it and was used from another thread. Pass object IDs between threads, and use perform { } or a context of that thread. In async code an await may resume on another thread: bind a context to the task instead (withTaskBinding / ManagedRecord's perform).")
+    }
+
+    /// Runs async `body` with the context bound to the current task, so it stays usable on
+    /// whatever thread the task resumes on after a suspension.
+    func bindToTask<T>(_ body: () async throws -> T) async rethrows -> T {
+        try await ConfinementGuard.$taskBound.withValue(self) { try await body() }
     }
 
     /// Runs `body` with the context bound to the calling thread, serialized with every other

@@ -100,6 +100,21 @@ public final class ManagedObjectContext: @unchecked Sendable {  // confined; see
         try guardian.perform(block)
     }
 
+    /// Runs async code with this context bound to the current task: the context (and its
+    /// objects) may be used from whichever thread the task resumes on after an `await`, and
+    /// from that task only. Use it with a context made for the task (a private-queue one).
+    ///
+    /// ```swift
+    /// let context = container.newBackgroundContext()
+    /// let names = try await context.withTaskBinding {
+    ///     try await someAsyncWork()
+    ///     return try context.fetch(FetchRequest<Employee>()).map(\.firstName)
+    /// }
+    /// ```
+    public func withTaskBinding<T>(_ body: () async throws -> T) async rethrows -> T {
+        try await guardian.bindToTask(body)
+    }
+
     // MARK: Registration
 
     /// The entity of `managedClass` in this context's model; stops with a message when the

@@ -81,6 +81,14 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     /// The entity name of this class; override to use another name than the class name.
     open class var entityName: String { String(describing: self) }
 
+    /// The name of the model (and store) this class belongs to, for layers that keep one
+    /// stack per model, such as ManagedRecord's class-level helpers. nil (the default) means
+    /// "the model the class was set up with".
+    open class var modelName: String? { nil }
+
+    /// Whether class-level fetches of this entity include objects of its sub-entities.
+    open class var shouldFetchRequestsReturnSubentities: Bool { true }
+
     /// The context the object is registered in, or nil (never inserted, or the context is gone).
     public var managedObjectContext: ManagedObjectContext? { context }
 
