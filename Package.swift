@@ -44,6 +44,10 @@ let package = Package(
             name: "ObjectGraphTests",
             dependencies: ["ObjectGraph"]
         ),
+        .testTarget(
+            name: "ManagedRecordTests",
+            dependencies: ["ManagedRecord"]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,1 +1,88 @@
-import ObjectGraph
+import Foundation
+@_exported import ObjectGraph
+import Synchronization
+
+/// The entry point of the active-record layer: one line sets up a model's stack, after which
+/// every entity class answers `Employee.fetchAll()`, `Employee.commit()` and the rest from
+/// any thread.
+///
+/// For example:
+///
+/// ```swift
+/// try ManagedRecord.setUp(model: "Company", entities: [Department.self, Employee.self, Manager.self])
+/// let e = Employee.newEntity()
+/// e.firstName = "John"
+/// try Employee.commit()
+/// ```
+///
+/// Each model gets its own store and its own ``ContextManager`` (not one global singleton),
+/// so several models can be set up side by side. Thread-safe.
+public enum ManagedRecord {
+    private static let registry = Mutex(Registry())
+
+    private struct Registry: @unchecked Sendable {  // guarded by the mutex
+        var byModel: [String: ContextManager] = [:]
+        var byClass: [ObjectIdentifier: ContextManager] = [:]
+    }
+
+    /// Sets up the stack for `model` with its entity classes: opens (or creates) the store at
+    /// `storeURL` (default: `$XDG_DATA_HOME/<model>/<model>.sqlite`, else
+    /// `~/.local/share/<model>/<model>.sqlite`), first copying `seedStore` there when no
+    /// store exists yet. Setting up a model again replaces its stack.
+    ///
+    /// - Parameters:
+    ///   - mergePolicy: how commits resolve rows changed since they were read; by default
+    ///     the committing context's changes win per property, as RHManagedObject does.
+    /// - Throws: ``ModelError`` for an invalid model, ``StoreError`` when the store cannot
+    ///   be opened, `CocoaError` when the seed store cannot be copied.
+    @discardableResult
+    public static func setUp(model: String, entities: [ManagedObject.Type], storeURL: URL? = nil, seedStore: URL? = nil,
+                             mergePolicy: MergePolicy = .mergeByPropertyObjectTrump) throws -> ContextManager {
+        try setUp(model: model, entities: entities, location: storeURL.map { .file($0) } ?? .defaultLocation,
+                  seedStore: seedStore, mergePolicy: mergePolicy)
+    }
+
+    /// Sets up `model` at `location` (`.inMemory` for tests).
+    @discardableResult
+    public static func setUp(model: String, entities: [ManagedObject.Type], location: PersistentContainer.Location,
+                             seedStore: URL? = nil, mergePolicy: MergePolicy = .mergeByPropertyObjectTrump) throws -> ContextManager {
+        let objectModel = try ManagedObjectModel(entities: entities)
+        let manager = try ContextManager(name: model, model: objectModel, location: location, seedStore: seedStore, mergePolicy: mergePolicy)
+        registry.withLock { registry in
+            if let previous = registry.byModel[model] {
+                registry.byClass = registry.byClass.filter { $0.value !== previous }
+            }
+            registry.byModel[model] = manager
+            for entity in objectModel.entities where entity.managedClass != ManagedObject.self {
+                registry.byClass[ObjectIdentifier(entity.managedClass)] = manager
+            }
+        }
+        return manager
+    }
+
+    /// Forgets the stack of `model` (its store stays on disk). Its classes need `setUp` again.
+    public static func tearDown(model: String) {
+        registry.withLock { registry in
+            guard let manager = registry.byModel.removeValue(forKey: model) else { return }
+            registry.byClass = registry.byClass.filter { $0.value !== manager }
+        }
+    }
+
+    /// The context manager of the model called `name`, if set up.
+    public static func manager(forModel name: String) -> ContextManager? {
+        registry.withLock { $0.byModel[name] }
+    }
+
+    /// The context manager that serves `managedClass`: by its `modelName` when it names one,
+    /// else the model it was set up with. Stops with a message when there is none.
+    public static func manager(for managedClass: ManagedObject.Type) -> ContextManager {
+        let found = registry.withLock { registry -> ContextManager? in
+            if let name = managedClass.modelName { return registry.byModel[name] }
+            return registry.byClass[ObjectIdentifier(managedClass)]
+        }
+        guard let found else {
+            fatalError("ManagedRecord: \(managedClass) belongs to no model that is set up. Call ManagedRecord.setUp(model:entities:) with \(managedClass).self first\(managedClass.modelName.map { " (its modelName is \"\($0)\")" } ?? "").")
+        }
+        return found
+    }
+}

@@ -50,9 +50,12 @@ public enum CodableAttributeCodec<Value: Codable>: AttributeCodec {
 public protocol OptionalValue {
     var isNil: Bool { get }
     static var nilValue: Self { get }
+    /// The wrapped value as `Any`, or nil.
+    var unwrappedAny: Any? { get }
 }
 
 extension Optional: OptionalValue {
     public var isNil: Bool { self == nil }
     public static var nilValue: Optional<Wrapped> { nil }
+    public var unwrappedAny: Any? { self.map { $0 as Any } }
 }

@@ -38,7 +38,11 @@ struct ValueConversion {
 
     static func codec<C: AttributeCodec>(_ codec: C.Type) -> ValueConversion {
         ValueConversion(
-            toAny: { C.decode($0).map { $0 as Any } ?? nil },
+            toAny: { stored in
+                guard let value = C.decode(stored) else { return nil }
+                if let optional = value as? any OptionalValue { return optional.unwrappedAny }
+                return value
+            },
             fromAny: { value in
                 if let typed = value as? C.Value { return C.encode(typed) }
                 if value == nil, C.isOptional, let none = C.decode(.null) { return C.encode(none) }

@@ -1,0 +1,135 @@
+import Foundation
+import ObjectGraph
+import Synchronization
+
+/// The hidden per-thread context manager of one model: the main thread's context is the
+/// main context; every other thread gets its own context on first use, released when the
+/// thread ends; async code gets a context bound to its task through ``perform(_:)``.
+///
+/// A commit on any thread reaches every other live context of the model, merged on the
+/// owning thread at its next access — no run loop needed, no context touched from a foreign
+/// thread. Thread-safe.
+public final class ContextManager: @unchecked Sendable {  // mutable state behind `lock`
+    /// The model's name.
+    public let name: String
+    public let model: ManagedObjectModel
+    /// How commits resolve rows changed since they were read; applies to contexts made from
+    /// now on (the default is object-trump, as RHManagedObject's).
+    public var mergePolicy: MergePolicy {
+        get { lock.withLock { policy } }
+        set { lock.withLock { policy = newValue } }
+    }
+
+    private let location: PersistentContainer.Location
+    private let seedStore: URL?
+    private let lock = NSLock()
+    private var policy: MergePolicy
+    private var container: PersistentContainer
+    private var generation = 0
+    private var mainContext: ManagedObjectContext?
+    private let threadContexts = ThreadContextSlot()
+
+    @TaskLocal static var taskContexts: [ObjectIdentifier: ManagedObjectContext] = [:]
+
+    init(name: String, model: ManagedObjectModel, location: PersistentContainer.Location, seedStore: URL?, mergePolicy: MergePolicy) throws {
+        self.name = name
+        self.model = model
+        self.location = location
+        self.seedStore = seedStore
+        self.policy = mergePolicy
+        container = try Self.openContainer(name: name, model: model, location: location, seedStore: seedStore)
+    }
+
+    private static func openContainer(name: String, model: ManagedObjectModel, location: PersistentContainer.Location, seedStore: URL?) throws -> PersistentContainer {
+        if let seedStore, let url = storeURL(name: name, location: location), !FileManager.default.fileExists(atPath: url.path) {
+            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try FileManager.default.copyItem(at: seedStore, to: url)
+        }
+        return try PersistentContainer(name: name, model: model, location: location)
+    }
+
+    private static func storeURL(name: String, location: PersistentContainer.Location) -> URL? {
+        switch location {
+        case .defaultLocation: return PersistentContainer.defaultStoreURL(name: name)
+        case .file(let url): return url
+        case .inMemory: return nil
+        }
+    }
+
+    /// The store file, or nil in memory.
+    public var storeURL: URL? { lock.withLock { container.storeURL } }
+
+    /// The coordinator of the model's store.
+    public var persistentStoreCoordinator: PersistentStoreCoordinator { lock.withLock { container.persistentStoreCoordinator } }
+
+    // MARK: Contexts
+
+    /// The calling thread's context (or the context bound to the running task inside
+    /// ``perform(_:)``): the main context on the main thread, a context of its own on any
+    /// other thread, created on first use.
+    public var contextForCurrentThread: ManagedObjectContext {
+        if let bound = Self.taskContexts[ObjectIdentifier(self)] { return bound }
+        if Thread.isMainThread { return lock.withLock { currentMainContext() } }
+        if let entry = threadContexts.current, entry.generation == lock.withLock({ generation }) { return entry.context }
+        let context = lock.withLock { () -> (ManagedObjectContext, Int) in
+            (makeContext(.confined, name: "\(name).thread"), generation)
+        }
+        threadContexts.set(.init(context: context.0, generation: context.1))
+        return context.0
+    }
+
+    /// The main thread's context (created on the main thread at its first use).
+    public var mainThreadContext: ManagedObjectContext? { lock.withLock { mainContext } }
+
+    private func currentMainContext() -> ManagedObjectContext {
+        if let mainContext { return mainContext }
+        let context = makeContext(.confined, name: "\(name).main")
+        mainContext = context
+        return context
+    }
+
+    /// A new context on the model's store, merging every other context's commits.
+    private func makeContext(_ type: ManagedObjectContext.ConcurrencyType, name: String) -> ManagedObjectContext {
+        let context = ManagedObjectContext(coordinator: container.persistentStoreCoordinator, concurrencyType: type, name: name)
+        context.mergePolicy = policy
+        context.automaticallyMergesChanges = true
+        return context
+    }
+
+    /// Runs `block` with a fresh context bound to the running task: class-level helpers inside
+    /// it use that context on whichever thread the task resumes after an `await`. The
+    /// block's unsaved changes are discarded at the end: call `commit()` inside it.
+    public func perform<T>(_ block: () async throws -> T) async rethrows -> T {
+        let context = lock.withLock { makeContext(.privateQueue, name: "\(name).task") }
+        var contexts = Self.taskContexts
+        contexts[ObjectIdentifier(self)] = context
+        return try await Self.$taskContexts.withValue(contexts) {
+            try await context.withTaskBinding(block)
+        }
+    }
+
+    // MARK: Store
+
+    /// Whether the store on disk was written with another model version than this one.
+    public func doesRequireMigration() throws -> Bool {
+        guard let url = storeURL else { return false }
+        return try PersistentStoreCoordinator.requiresMigration(model: model, storeURL: url)
+    }
+
+    /// Deletes the store file with its `-wal` and `-shm` companions, resets every context
+    /// (objects you hold belong to none afterwards) and opens a new, empty store: the next
+    /// use of any class works on it.
+    public func deleteStore() throws {
+        try lock.withLock {
+            mainContext = nil
+            generation += 1
+            if let url = container.storeURL {
+                for suffix in ["", "-wal", "-shm"] {
+                    let file = URL(fileURLWithPath: url.path + suffix)
+                    if FileManager.default.fileExists(atPath: file.path) { try FileManager.default.removeItem(at: file) }
+                }
+            }
+            container = try Self.openContainer(name: name, model: model, location: location, seedStore: seedStore)
+        }
+    }
+}

@@ -1,0 +1,67 @@
+import Foundation
+import ObjectGraph
+
+/// Instance helpers of RHManagedObject: delete, clone, serialize, and moving an object to
+/// the calling thread's context.
+extension ManagedObject {
+    /// Deletes the object from its context (applied at the next commit).
+    public func delete() {
+        managedObjectContext?.delete(self)
+    }
+
+    /// A new object of the same entity in the same context, with the same attribute values
+    /// (relationships are not copied).
+    public func clone() -> Self {
+        guard let context = managedObjectContext else {
+            preconditionFailure("ManagedRecord: clone() needs an object that belongs to a context")
+        }
+        let copy = Self(entity: entity, insertInto: context)
+        for attribute in entity.attributes {
+            try? copy.setValue(try value(forKey: attribute.name), forKey: attribute.name)
+        }
+        return copy
+    }
+
+    /// The stored attributes as a dictionary, by name; attributes that are nil are left out.
+    public func serialize() -> [String: Any] {
+        var result: [String: Any] = [:]
+        for attribute in entity.attributes where !attribute.isTransient {
+            if let value = (try? value(forKey: attribute.name)) ?? nil { result[attribute.name] = value }
+        }
+        return result
+    }
+
+    /// The same object in the calling thread's context.
+    ///
+    /// - Throws: ``RecordError`` when the object has unsaved changes or a temporary ID:
+    ///   commit first, then move it.
+    public func inCurrentThreadContext() throws -> Self {
+        let context = ManagedRecord.manager(for: type(of: self)).contextForCurrentThread
+        if managedObjectContext === context { return self }
+        guard !objectID.isTemporaryID else { throw RecordError.unsaved(objectID, reason: "it was never committed (its ID is temporary)") }
+        guard !hasChanges else { throw RecordError.unsaved(objectID, reason: "it has uncommitted changes") }
+        return unsafeDowncast(context.object(with: objectID), to: Self.self)
+    }
+}
+
+extension Array where Element: ManagedObject {
+    /// The same objects in the calling thread's context, in the same order.
+    ///
+    /// - Throws: ``RecordError`` if any object has unsaved changes or a temporary ID; no
+    ///   object is ever dropped silently.
+    public func inCurrentThreadContext() throws -> [Element] {
+        try map { try $0.inCurrentThreadContext() }
+    }
+}
+
+/// A ManagedRecord helper used in a way that would lose data.
+public struct RecordError: Error, CustomStringConvertible, Sendable {
+    public let objectID: ObjectID?
+    public let message: String
+
+    static func unsaved(_ id: ObjectID, reason: String) -> RecordError {
+        RecordError(objectID: id, message: "\(id.entityName) \(id) cannot move to another thread's context: \(reason). Commit first, then call inCurrentThreadContext().")
+    }
+
+    public var description: String { "ManagedRecord error: \(message)" }
+}

@@ -1,0 +1,80 @@
+import Foundation
+import ObjectGraph
+
+/// The class-level API of RHManagedObject, available on every `ManagedObject` subclass once
+/// its model is set up with ``ManagedRecord/setUp(model:entities:storeURL:seedStore:mergePolicy:)``.
+///
+/// Each helper works on the calling thread's hidden context (see ``ContextManager``) and is a
+/// thin wrapper over the ObjectGraph API, which stays usable with explicit contexts.
+public protocol Record: AnyObject {}
+
+extension ManagedObject: Record {}
+
+extension Record where Self: ManagedObject {
+    /// The manager of this class's model.
+    public static var contextManager: ContextManager { ManagedRecord.manager(for: self) }
+
+    /// The calling thread's context for this class's model.
+    public static var contextForCurrentThread: ManagedObjectContext { contextManager.contextForCurrentThread }
+
+    /// A new object inserted into the calling thread's context.
+    ///
+    /// ```swift
+    /// let e = Employee.newEntity()
+    /// ```
+    public static func newEntity() -> Self {
+        let context = contextForCurrentThread
+        guard let entity = context.managedObjectModel.entity(for: self) else {
+            fatalError("ManagedRecord: \(self) is not an entity of model \(contextManager.name)")
+        }
+        return Self(entity: entity, insertInto: context)
+    }
+
+    /// A fetch request for this class's entity, honouring ``ManagedObject/shouldFetchRequestsReturnSubentities``.
+    public static func fetchRequest(sortedBy sortKeys: [SortKey] = [], limit: Int = 0) -> FetchRequest<Self> {
+        var request = FetchRequest<Self>()
+        request.sortDescriptors = sortKeys
+        request.fetchLimit = limit
+        request.includesSubentities = shouldFetchRequestsReturnSubentities
+        return request
+    }
+
+    /// Every object of the entity, in the calling thread's context.
+    public static func fetchAll(sortedBy sortKeys: [SortKey] = []) throws -> [Self] {
+        try contextForCurrentThread.fetch(fetchRequest(sortedBy: sortKeys))
+    }
+
+    /// The number of objects of the entity (one `SELECT COUNT(*)`).
+    public static func count() throws -> Int {
+        try contextForCurrentThread.count(for: fetchRequest())
+    }
+
+    /// Saves the calling thread's context. Afterwards the changes reach the main context and
+    /// every other live context of the model. Throws, never only logs; after a failure the
+    /// changes are still pending, to fix and retry or roll back.
+    public static func commit() throws {
+        try contextForCurrentThread.save()
+    }
+
+    /// Discards the calling thread's unsaved changes.
+    public static func rollback() {
+        contextForCurrentThread.rollback()
+    }
+
+    /// Deletes the store (with `-wal` and `-shm`), resets every context and starts a new,
+    /// empty store on next use.
+    public static func deleteStore() throws {
+        try contextManager.deleteStore()
+    }
+
+    /// Whether the store on disk was written by another version of the model.
+    public static func doesRequireMigration() throws -> Bool {
+        try contextManager.doesRequireMigration()
+    }
+
+    /// Runs `block` with a context bound to the running task, so class-level helpers keep
+    /// working after an `await` resumes on another thread. Call `commit()` inside the block.
+    public static func perform<T>(_ block: () async throws -> T) async rethrows -> T {
+        try await contextManager.perform(block)
+    }
+}
