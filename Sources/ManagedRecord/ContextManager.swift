@@ -28,6 +28,8 @@ public final class ContextManager: @unchecked Sendable {  // mutable state behin
     private var generation = 0
     private var mainContext: ManagedObjectContext?
     private let threadContexts = ThreadContextSlot()
+    /// Whether the store on disk was of another model version when this manager opened it.
+    private let migratedAtSetUp: Bool
 
     @TaskLocal static var taskContexts: [ObjectIdentifier: ManagedObjectContext] = [:]
 
@@ -37,6 +39,9 @@ public final class ContextManager: @unchecked Sendable {  // mutable state behin
         self.location = location
         self.seedStore = seedStore
         self.policy = mergePolicy
+        migratedAtSetUp = try Self.storeURL(name: name, location: location).map {
+            try PersistentStoreCoordinator.requiresMigration(model: model, storeURL: $0)
+        } ?? false
         container = try Self.openContainer(name: name, model: model, location: location, seedStore: seedStore)
     }
 
@@ -110,8 +115,12 @@ public final class ContextManager: @unchecked Sendable {  // mutable state behin
 
     // MARK: Store
 
-    /// Whether the store on disk was written with another model version than this one.
+    /// Whether the store needed migrating to this model: true when `setUp` found a store
+    /// written with another model version (and migrated it), or when the file on disk is of
+    /// another version now. To ask before setting up, use
+    /// ``ManagedRecord/doesRequireMigration(entities:storeURL:)``.
     public func doesRequireMigration() throws -> Bool {
+        if migratedAtSetUp { return true }
         guard let url = storeURL else { return false }
         return try PersistentStoreCoordinator.requiresMigration(model: model, storeURL: url)
     }

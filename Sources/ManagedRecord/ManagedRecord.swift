@@ -60,6 +60,12 @@ public enum ManagedRecord {
         return manager
     }
 
+    /// Whether opening the store at `storeURL` with a model of `entities` would migrate it
+    /// (false when there is no store yet). Touches nothing.
+    public static func doesRequireMigration(entities: [ManagedObject.Type], storeURL: URL) throws -> Bool {
+        try PersistentStoreCoordinator.requiresMigration(model: ManagedObjectModel(entities: entities), storeURL: storeURL)
+    }
+
     /// Forgets the stack of `model` (its store stays on disk). Its classes need `setUp` again.
     public static func tearDown(model: String) {
         registry.withLock { registry in

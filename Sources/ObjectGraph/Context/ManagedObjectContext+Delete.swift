@@ -11,6 +11,7 @@ extension ManagedObjectContext {
         if object.isFault { fulfillFault(object) }
         guard object.context === self else { return }
         object.prepareForDeletion()
+        undoStack?.record(.delete(object, wasInserted: object.isInserted))
         object.state.insert(.deleted)
         noteChange(deleted: object)
         if !object.isInserted { deletedSet.insert(object) }

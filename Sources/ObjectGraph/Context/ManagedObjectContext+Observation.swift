@@ -34,6 +34,7 @@ extension ManagedObjectContext {
     /// `.objectsDidChange` observers.
     public func processPendingChanges() {
         willAccess()
+        undoStack?.closeGroup()
         guard objectsDidChangePending else { return }
         objectsDidChangePending = false
         let changes = unannounced

@@ -130,6 +130,7 @@ extension ManagedObjectContext {
         }
         insertedSet.removeAll()
         deletedSet.removeAll()
+        undoStack?.removeAll()
         for object in updatedSet { object.state.remove(.updated) }
         updatedSet.removeAll()
         let coordinator = persistentStoreCoordinator

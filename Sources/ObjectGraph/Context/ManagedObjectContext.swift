@@ -40,6 +40,8 @@ public final class ManagedObjectContext: @unchecked Sendable {  // confined; see
     /// (at its next entry point, on its own thread).
     public var automaticallyMergesChanges = true
     public let concurrencyType: ConcurrencyType
+    /// Records changes for ``undo()``; nil (the default) records nothing.
+    public var undoStack: UndoStack?
 
     let guardian: ConfinementGuard
     let logger = Logger(label: "ObjectGraph.context")
@@ -137,6 +139,10 @@ public final class ManagedObjectContext: @unchecked Sendable {  // confined; see
         object.state.insert(.inserted)
         registered[object.objectID] = Unmanaged.passUnretained(object)
         insertedSet.insert(object)
+        if let undoStack {
+            undoStack.record(.insert(object))
+            object.state.insert(.insertedInOpenUndoGroup)
+        }
         noteChange(inserted: object)
         object.awakeFromInsert()
     }

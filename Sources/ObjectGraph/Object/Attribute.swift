@@ -60,11 +60,9 @@ public struct Attribute<Value, Codec: AttributeCodec>: OrdinalProperty where Cod
         storage storageKeyPath: ReferenceWritableKeyPath<Object, Self>
     ) -> Value {
         get {
-            let raw = object.primitiveValue(ordinal: object[keyPath: storageKeyPath].ordinal)
-            guard let value = Codec.decode(raw) else {
-                preconditionFailure("ManagedRecord: \(object.entity.name).\(object.propertyName(ordinal: object[keyPath: storageKeyPath].ordinal)) holds \(raw), which is not a \(Value.self)")
-            }
-            return value
+            let ordinal = object[keyPath: storageKeyPath].ordinal
+            if let value = Codec.decode(object.primitiveValue(ordinal: ordinal)) { return value }
+            return object.fallbackValue(ordinal: ordinal, Codec.decode)
         }
         set {
             object.setPrimitiveValue(Codec.encode(newValue), ordinal: object[keyPath: storageKeyPath].ordinal)

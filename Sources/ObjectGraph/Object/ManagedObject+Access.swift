@@ -28,8 +28,25 @@ extension ManagedObject {
             if state.contains(.fault) { context.fulfillFault(self) }
         }
         if values[slot] == value { return }
+        if let undo = context?.undoStack, !state.contains(.insertedInOpenUndoGroup) {
+            undo.record(.change(self, slot: slot, old: values[slot]))
+        }
         values[slot] = value
         markChanged()
+    }
+
+    /// The value an attribute reads as when the store holds something its Swift type cannot
+    /// represent (NULL in a non-optional column, say): its default value, with a log entry.
+    /// The stored value is left as it is.
+    final func fallbackValue<Value>(ordinal: Int32, _ decode: (SlotValue) -> Value?) -> Value {
+        let slot = entity.slotByOrdinal[Int(ordinal)]
+        let attribute = entity.attributeAtSlot[slot]
+        let stored = values.indices.contains(slot) ? values[slot] : .null
+        guard let make = attribute?.defaultValue, let value = decode(make()) else {
+            preconditionFailure("ManagedRecord: \(entity.name).\(propertyName(ordinal: ordinal)) holds \(stored), which is not a \(Value.self)")
+        }
+        context?.logger.warning("\(entity.name).\(propertyName(ordinal: ordinal)) of \(objectID) holds \(stored), which is not a \(Value.self); reading its default value instead")
+        return value
     }
 
     /// Records that the object's values differ from its snapshot.

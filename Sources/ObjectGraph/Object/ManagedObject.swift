@@ -146,4 +146,6 @@ struct ObjectState: OptionSet {
     static let inserted = ObjectState(rawValue: 1 << 1)
     static let updated = ObjectState(rawValue: 1 << 2)
     static let deleted = ObjectState(rawValue: 1 << 3)
+    /// Inserted in the undo group still open: its value changes need no undo entries.
+    static let insertedInOpenUndoGroup = ObjectState(rawValue: 1 << 4)
 }

@@ -163,6 +163,7 @@ final class SQLiteStore {
 
         // Additions a lightweight migration can make: new tables, columns and join tables.
         var additions: [String] = []
+        var defaults: [(sql: String, value: SlotValue)] = []
         for table in layout.tables {
             let existing = try writer.columns(of: table.name)
             if existing.isEmpty {
@@ -171,6 +172,7 @@ final class SQLiteStore {
             } else {
                 for column in table.columns where !existing.contains(column.name) {
                     additions.append("ALTER TABLE \(table.name) ADD COLUMN \(column.name) \(column.type)")
+                    defaults += Self.defaultFill(column: column.name, table: table, layout: layout)
                 }
             }
             if existing.isEmpty || !additions.isEmpty { additions += layout.indexStatements(for: table) }
@@ -193,6 +195,12 @@ final class SQLiteStore {
         }
         try writer.writeTransaction {
             for statement in additions { try writer.execute(statement) }
+            for fill in defaults {
+                let statement = try writer.prepare(fill.sql)
+                defer { statement.reset() }
+                try RowCodec.bind(fill.value, to: statement, at: 0, keys: [:])
+                while try statement.step() {}
+            }
             for entity in newEntities {
                 try writer.run("INSERT INTO Z_PRIMARYKEY (Z_ENT, Z_NAME, Z_SUPER, Z_MAX) VALUES (?, ?, ?, 0)",
                                [.integer(numbers[entity.name]!), .text(entity.name),
@@ -205,6 +213,23 @@ final class SQLiteStore {
             }
         }
         return (layout, metadata)
+    }
+
+    /// Existing rows get a new non-optional attribute's default value, as Core Data's
+    /// lightweight migration gives them.
+    private static func defaultFill(column: String, table: TableMapping, layout: StoreLayout) -> [(sql: String, value: SlotValue)] {
+        var fills: [(String, SlotValue)] = []
+        var seen = Set<ObjectIdentifier>()
+        for entity in table.root.selfAndDescendants {
+            let mapping = layout.mappings[entity.index]
+            for case let attribute? in entity.attributeAtSlot
+            where mapping.columnBySlot[attribute.slot] == column && !attribute.isOptional && seen.insert(ObjectIdentifier(attribute)).inserted {
+                guard let make = attribute.defaultValue else { continue }
+                let numbers = attribute.entity.selfAndDescendants.map { String(layout.numbers[$0.name]!) }.joined(separator: ", ")
+                fills.append(("UPDATE \(table.name) SET \(column) = ? WHERE Z_ENT IN (\(numbers))", make()))
+            }
+        }
+        return fills
     }
 
     /// Whether opening the store at `url` with `model` would change its schema.

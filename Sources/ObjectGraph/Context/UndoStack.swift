@@ -1,0 +1,80 @@
+/// Records a context's changes so ``ManagedObjectContext/undo()`` can revert them, one group
+/// at a time. A group closes at each ``ManagedObjectContext/processPendingChanges()`` (which
+/// fetches and saves call); a save clears the stack.
+///
+/// Off by default, as in Core Data: set `context.undoStack = UndoStack()` to turn it on.
+public final class UndoStack {
+    enum Entry {
+        case change(ManagedObject, slot: Int, old: SlotValue)
+        case insert(ManagedObject)
+        case delete(ManagedObject, wasInserted: Bool)
+    }
+
+    private(set) var groups: [[Entry]] = []
+    private var open: [Entry] = []
+    /// The most groups kept; older ones are dropped.
+    public var levelsOfUndo: Int
+
+    public init(levelsOfUndo: Int = 100) {
+        self.levelsOfUndo = levelsOfUndo
+    }
+
+    /// Whether there is anything to undo.
+    public var canUndo: Bool { !open.isEmpty || !groups.isEmpty }
+
+    func record(_ entry: Entry) { open.append(entry) }
+
+    func closeGroup() {
+        guard !open.isEmpty else { return }
+        for case .insert(let object) in open { object.state.remove(.insertedInOpenUndoGroup) }
+        groups.append(open)
+        open = []
+        if groups.count > levelsOfUndo { groups.removeFirst(groups.count - levelsOfUndo) }
+    }
+
+    func popGroup() -> [Entry]? {
+        closeGroup()
+        return groups.popLast()
+    }
+
+    /// Forgets everything recorded.
+    public func removeAll() {
+        for case .insert(let object) in open { object.state.remove(.insertedInOpenUndoGroup) }
+        groups.removeAll()
+        open.removeAll()
+    }
+}
+
+extension ManagedObjectContext {
+    /// Reverts the most recent group of changes (inserts, deletes, value changes) made since
+    /// the last save. Does nothing without an ``undoStack`` or with nothing to undo.
+    public func undo() {
+        willAccess()
+        guard let stack = undoStack, let group = stack.popGroup() else { return }
+        let recording = undoStack
+        undoStack = nil
+        defer { undoStack = recording }
+        for entry in group.reversed() {
+            switch entry {
+            case .change(let object, let slot, let old):
+                guard object.values.indices.contains(slot) else { continue }
+                object.setPrimitiveValue(old, slot: slot)
+            case .insert(let object):
+                insertedSet.remove(object)
+                object.state.remove(.inserted)
+                object.state.insert(.deleted)
+                unregister(object)
+            case .delete(let object, let wasInserted):
+                object.state.remove(.deleted)
+                deletedSet.remove(object)
+                if wasInserted {
+                    object.context = self
+                    object.state.insert(.inserted)
+                    registered[object.objectID] = Unmanaged.passUnretained(object)
+                    insertedSet.insert(object)
+                }
+            }
+        }
+        objectsDidChangePending = true
+    }
+}
