@@ -5,61 +5,68 @@ extension ManagedObjectContext {
     /// Fetches the objects `request` asks for, registering each once (uniquing): an object
     /// already registered in this context is returned as it is, with its unsaved changes.
     ///
-    /// With `includesPendingChanges` (the default) unsaved inserts of the entity are included,
-    /// unsaved deletes left out, and the sort order applied to unsaved edits too.
+    /// SQLite answers the predicate, the sort order and the paging. With
+    /// `includesPendingChanges` (the default) the context's unsaved changes count too: an
+    /// unsaved insert that matches is included, an unsaved delete left out, an unsaved edit
+    /// judged by its new value, and all of them sorted in with the same order.
     ///
-    /// - Complexity: one SQL query; O(n log n) in memory only while the context has unsaved
-    ///   changes to the entity.
-    /// - Throws: ``KeyValueError`` for an unknown sort key, ``ModelError`` for an unknown
-    ///   entity, ``SQLiteError`` when the store fails.
+    /// - Complexity: one SQL query (plus one per prefetched relationship); in memory, the
+    ///   predicate and sort run only over the context's unsaved changes to the entity.
+    /// - Throws: ``FetchPredicateError`` for an unknown key or a type mismatch in the predicate,
+    ///   ``KeyValueError`` for an unknown sort key, ``ModelError`` for an unknown entity,
+    ///   ``SQLiteError`` when the store fails.
     public func fetch<T: ManagedObject>(_ request: FetchRequest<T>) throws -> [T] {
         willAccess()
         processPendingChanges()
-        let entity = try fetchEntity(request)
-        let mapping = persistentStoreCoordinator.mapping(for: entity)
-        let order = try sortColumns(request.sortDescriptors, entity)
-        let pending = request.includesPendingChanges && hasPendingChanges(for: entity)
-        var sql = "SELECT \(mapping.table.selectList) FROM \(mapping.table.name) t"
-        if let condition = mapping.entityCondition(includesSubentities: request.includesSubentities) { sql += " WHERE \(condition)" }
-        if !order.sql.isEmpty { sql += " ORDER BY \(order.sql)" }
+        let plan = try FetchPlan(request, self)
+        let pending = request.includesPendingChanges && hasPendingChanges(for: plan.entity)
+        var sql = "SELECT \(plan.mapping.table.selectList) FROM \(plan.mapping.table.name) t" + plan.whereClause
+        if !plan.order.sql.isEmpty { sql += " ORDER BY \(plan.order.sql)" }
         if !pending { sql += Self.pagingClause(limit: request.fetchLimit, offset: request.fetchOffset) }
 
         var objects: [ManagedObject] = []
         let codec = persistentStoreCoordinator.rowCodec
         try persistentStoreCoordinator.read { connection in
-            try connection.query(sql) { statement in
+            try connection.query(sql, plan.arguments) { statement in
                 guard let row = codec.decode(statement) else { return }
                 objects.append(register(row))
             }
         }
         if pending {
-            objects = applyPendingChanges(to: objects, entity: entity, includesSubentities: request.includesSubentities)
-            if !order.slots.isEmpty { objects.sort(by: order.areInIncreasingOrder) }
+            objects = applyPendingChanges(to: objects, plan: plan, includesSubentities: request.includesSubentities)
+            if !plan.order.keys.isEmpty { objects.sort(by: plan.order.areInIncreasingOrder) }
             objects = Self.page(objects, limit: request.fetchLimit, offset: request.fetchOffset)
+        }
+        if !request.relationshipKeyPathsForPrefetching.isEmpty {
+            try prefetch(request.relationshipKeyPathsForPrefetching, for: objects, entity: plan.entity)
         }
         return objects.map { unsafeDowncast($0, to: T.self) }
     }
 
-    /// The number of objects `fetch(request)` would return, counted by SQLite
-    /// (`SELECT COUNT(*)`), adjusted for unsaved inserts and deletes. Materializes nothing.
+    /// The number of objects `fetch(request)` would return, counted by SQLite with one
+    /// `SELECT COUNT(*)` and adjusted for unsaved changes. Materializes nothing.
     public func count<T: ManagedObject>(for request: FetchRequest<T>) throws -> Int {
         willAccess()
-        let entity = try fetchEntity(request)
-        let mapping = persistentStoreCoordinator.mapping(for: entity)
-        var sql = "SELECT COUNT(*) FROM \(mapping.table.name) t"
-        if let condition = mapping.entityCondition(includesSubentities: request.includesSubentities) { sql += " WHERE \(condition)" }
+        let plan = try FetchPlan(request, self)
+        var sql = "SELECT COUNT(*) FROM \(plan.mapping.table.name) t" + plan.whereClause
+        var arguments = plan.arguments
         var count = 0
-        try persistentStoreCoordinator.read { connection in
-            if case .integer(let value)? = try connection.scalar(sql) { count = Int(value) }
-        }
-        if request.includesPendingChanges {
-            let matches = { (object: ManagedObject) in
-                request.includesSubentities ? object.entity.isKind(of: entity) : object.entity === entity
+        var extra = 0
+        if request.includesPendingChanges && hasPendingChanges(for: plan.entity) {
+            // Rows of changed objects are judged in memory on their new values instead.
+            let changed = updatedSet.union(deletedSet).filter { $0.entity.root === plan.entity.root && !$0.objectID.isTemporaryID }
+            if !changed.isEmpty {
+                sql += (plan.whereClause.isEmpty ? " WHERE " : " AND ") + "t.Z_PK NOT IN (\(Array(repeating: "?", count: changed.count).joined(separator: ", ")))"
+                arguments += changed.map { .integer($0.objectID.key) }
             }
-            count += insertedSet.filter(matches).count
-            count -= deletedSet.filter { !$0.isInserted && matches($0) }.count
+            for object in insertedSet.union(updatedSet) where !object.isDeleted && plan.matches(object, includesSubentities: request.includesSubentities) {
+                extra += 1
+            }
         }
-        count = max(0, count - request.fetchOffset)
+        try persistentStoreCoordinator.read { connection in
+            if case .integer(let value)? = try connection.scalar(sql, arguments) { count = Int(value) }
+        }
+        count = max(0, count + extra - request.fetchOffset)
         return request.fetchLimit > 0 ? min(count, request.fetchLimit) : count
     }
 
@@ -67,21 +74,20 @@ extension ManagedObjectContext {
     /// (when the context has no unsaved changes to the entity).
     public func fetchObjectIDs<T: ManagedObject>(_ request: FetchRequest<T>) throws -> [ObjectID] {
         willAccess()
-        let entity = try fetchEntity(request)
-        if request.includesPendingChanges && hasPendingChanges(for: entity) {
-            return try fetch(request).map(\.objectID)
+        let plan = try FetchPlan(request, self)
+        if request.includesPendingChanges && hasPendingChanges(for: plan.entity) {
+            var plain = request
+            plain.relationshipKeyPathsForPrefetching = []
+            return try fetch(plain).map(\.objectID)
         }
-        let mapping = persistentStoreCoordinator.mapping(for: entity)
-        let order = try sortColumns(request.sortDescriptors, entity)
-        var sql = "SELECT t.Z_PK, t.Z_ENT FROM \(mapping.table.name) t"
-        if let condition = mapping.entityCondition(includesSubentities: request.includesSubentities) { sql += " WHERE \(condition)" }
-        if !order.sql.isEmpty { sql += " ORDER BY \(order.sql)" }
+        var sql = "SELECT t.Z_PK, t.Z_ENT FROM \(plan.mapping.table.name) t" + plan.whereClause
+        if !plan.order.sql.isEmpty { sql += " ORDER BY \(plan.order.sql)" }
         sql += Self.pagingClause(limit: request.fetchLimit, offset: request.fetchOffset)
         let layout = persistentStoreCoordinator.layout
         let store = persistentStoreCoordinator.store.identity
         var ids: [ObjectID] = []
         try persistentStoreCoordinator.read { connection in
-            try connection.query(sql) { statement in
+            try connection.query(sql, plan.arguments) { statement in
                 guard let concrete = layout.entitiesByNumber[statement.int64(1)] else { return }
                 ids.append(ObjectID(entity: concrete, store: store, primaryKey: statement.int64(0)))
             }
@@ -95,6 +101,7 @@ extension ManagedObjectContext {
         case .managedObject: return .objects(try fetch(request))
         case .managedObjectID: return .objectIDs(try fetchObjectIDs(request))
         case .count: return .count(try count(for: request))
+        case .dictionary: return .dictionaries(try fetchDictionaries(request))
         }
     }
 
@@ -128,38 +135,6 @@ extension ManagedObjectContext {
         return Array(objects[start..<end])
     }
 
-    struct SortOrder {
-        var sql = ""
-        var slots: [(slot: Int, ascending: Bool, caseInsensitive: Bool)] = []
-
-        func areInIncreasingOrder(_ a: ManagedObject, _ b: ManagedObject) -> Bool {
-            for key in slots {
-                let order = SlotValue.compare(a.primitiveValue(slot: key.slot), b.primitiveValue(slot: key.slot), caseInsensitive: key.caseInsensitive)
-                if order == .orderedSame { continue }
-                return key.ascending ? order == .orderedAscending : order == .orderedDescending
-            }
-            return false
-        }
-    }
-
-    /// SQL `ORDER BY` terms and in-memory comparators for `keys` on `entity`.
-    func sortColumns(_ keys: [SortKey], _ entity: EntityDescription) throws -> SortOrder {
-        var order = SortOrder()
-        let mapping = persistentStoreCoordinator.mapping(for: entity)
-        var terms: [String] = []
-        for key in keys {
-            guard let property = entity.propertiesByName[key.key],
-                  let column = mapping.columnBySlot[property.slot] else {
-                throw KeyValueError.unknownKey(key.key, entity: entity)
-            }
-            let collation = key.comparison == .caseInsensitive ? " COLLATE NOCASE" : ""
-            terms.append("t.\(column)\(collation) \(key.ascending ? "ASC" : "DESC")")
-            order.slots.append((property.slot, key.ascending, key.comparison == .caseInsensitive))
-        }
-        order.sql = terms.joined(separator: ", ")
-        return order
-    }
-
     func hasPendingChanges(for entity: EntityDescription) -> Bool {
         let root = entity.root
         return insertedSet.contains { $0.entity.root === root }
@@ -167,12 +142,15 @@ extension ManagedObjectContext {
             || updatedSet.contains { $0.entity.root === root }
     }
 
-    /// Removes deleted objects from `objects` and adds matching inserted ones.
-    func applyPendingChanges(to objects: [ManagedObject], entity: EntityDescription, includesSubentities: Bool) -> [ManagedObject] {
-        var result = objects.filter { !$0.isDeleted }
-        for object in insertedSet where !object.isDeleted {
-            if includesSubentities ? object.entity.isKind(of: entity) : object.entity === entity {
+    /// The store's matches with the context's unsaved changes applied: deleted objects out,
+    /// changed objects judged on their new values, matching inserted objects in.
+    func applyPendingChanges(to objects: [ManagedObject], plan: FetchPlan, includesSubentities: Bool) -> [ManagedObject] {
+        var result = objects.filter { !$0.isDeleted && (!$0.isUpdated || plan.matches($0, includesSubentities: includesSubentities)) }
+        var present = Set(result.lazy.map(ObjectIdentifier.init))
+        for object in insertedSet.union(updatedSet) where !object.isDeleted && !present.contains(ObjectIdentifier(object)) {
+            if plan.matches(object, includesSubentities: includesSubentities) {
                 result.append(object)
+                present.insert(ObjectIdentifier(object))
             }
         }
         return result

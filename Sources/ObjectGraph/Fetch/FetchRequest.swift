@@ -1,11 +1,12 @@
-/// What to fetch: an entity (by class or by name), sort order, paging and whether to include
-/// sub-entities and unsaved changes.
+/// What to fetch: an entity (by class or by name), a predicate, sort order, paging, batching,
+/// prefetching and whether to include sub-entities and unsaved changes.
 ///
 /// For example:
 ///
 /// ```swift
 /// var request = FetchRequest<Employee>()
-/// request.sortDescriptors = [SortKey("lastName")]
+/// request.predicate = try FetchPredicate("age > %@ AND department.name == %@", 40, "Sales")
+/// request.sortDescriptors = [SortKey("lastName"), SortKey("age", ascending: false)]
 /// request.fetchLimit = 10
 /// let page = try context.fetch(request)
 /// let total = try context.count(for: request)
@@ -15,23 +16,45 @@
 public struct FetchRequest<Result: ManagedObject>: Sendable {
     /// The kind of result ``ManagedObjectContext/execute(_:)`` returns.
     public enum ResultType: Sendable {
-        case managedObject, managedObjectID, count
+        case managedObject, managedObjectID, count, dictionary
     }
 
     /// The entity to fetch; nil means the entity of `Result`.
     public var entityName: String?
+    /// Which objects match; nil matches every object of the entity.
+    public var predicate: FetchPredicate?
     /// The order of the results; fetches without one come back in store order.
     public var sortDescriptors: [SortKey] = []
     /// The most objects to return; 0 means no limit.
     public var fetchLimit = 0
     /// How many matching objects to skip first.
     public var fetchOffset = 0
+    /// With a value above 0, ``ManagedObjectContext/fetchBatched(_:)`` returns a collection that
+    /// loads the matching objects' values this many at a time, as they are reached.
+    public var fetchBatchSize = 0
+    /// To-one and to-many relationships (key paths, `department` or `department.employees`)
+    /// whose destinations load with the results: one query per relationship, not per object.
+    public var relationshipKeyPathsForPrefetching: [String] = []
     /// Whether objects of sub-entities match too (`Employee` fetches include `Manager`s).
     public var includesSubentities = true
     /// Whether unsaved inserts, edits and deletes of the context count (Core Data's default: yes).
     public var includesPendingChanges = true
     /// What ``ManagedObjectContext/execute(_:)`` returns.
     public var resultType: ResultType = .managedObject
+
+    // MARK: Dictionary results
+
+    /// The columns of dictionary results (``ManagedObjectContext/fetchDictionaries(_:)``):
+    /// keys, key paths through to-one relationships, or aggregate expressions. Empty: every
+    /// attribute.
+    public var propertiesToFetch: [FetchExpression] = []
+    /// Whether equal dictionary rows are returned once (`SELECT DISTINCT`).
+    public var returnsDistinctResults = false
+    /// Keys to group dictionary results by; aggregates in ``propertiesToFetch`` then apply
+    /// per group.
+    public var propertiesToGroupBy: [String] = []
+    /// A condition on groups, naming group keys and expression names (`n > 2`).
+    public var havingPredicate: FetchPredicate?
 
     /// A request for the entity of `Result`.
     public init() {}
@@ -41,6 +64,12 @@ public struct FetchRequest<Result: ManagedObject>: Sendable {
     public init(entityName: String) {
         self.entityName = entityName
     }
+
+    /// A request for the entity of `Result` with a predicate and sort order.
+    public init(predicate: FetchPredicate?, sortDescriptors: [SortKey] = []) {
+        self.predicate = predicate
+        self.sortDescriptors = sortDescriptors
+    }
 }
 
 /// What ``ManagedObjectContext/execute(_:)`` returns, by the request's result type.
@@ -48,4 +77,5 @@ public enum FetchResults<Result: ManagedObject> {
     case objects([Result])
     case objectIDs([ObjectID])
     case count(Int)
+    case dictionaries([[String: Any]])
 }

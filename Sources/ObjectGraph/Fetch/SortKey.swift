@@ -1,5 +1,5 @@
 /// One key of a fetch request's sort order: a property name (or a key path through to-one
-/// relationships, `department.name`) and a direction.
+/// relationships, `department.name`), a direction and how strings compare.
 ///
 /// Named `SortKey` because Foundation already exports `SortDescriptor`.
 ///
@@ -8,14 +8,20 @@
 /// ```swift
 /// request.sortDescriptors = [SortKey("lastName"), SortKey("age", ascending: false)]
 /// request.sortDescriptors = [SortKey(\Employee.$age)]
+/// request.sortDescriptors = [SortKey("department.name", comparison: .localizedStandard)]
 /// ```
+///
+/// Unsaved objects that a fetch includes are sorted in with the same order.
 public struct SortKey: Sendable, Hashable, CustomStringConvertible {
     /// How strings compare.
     public enum Comparison: Sendable, Hashable {
         /// By Unicode scalar values, as SQLite's `BINARY` collation.
         case binary
-        /// Ignoring case.
+        /// Ignoring case, for all of Unicode.
         case caseInsensitive
+        /// As Finder sorts names: ignoring case and diacritics, digits by their number
+        /// (`file9` before `file10`).
+        case localizedStandard
     }
 
     /// The property name or dotted key path.

@@ -27,6 +27,7 @@ final class SQLiteConnection {
         self.path = path
         sqlite3_extended_result_codes(handle, 1)
         sqlite3_busy_timeout(handle, 10_000)
+        registerFunctions()
     }
 
     deinit {

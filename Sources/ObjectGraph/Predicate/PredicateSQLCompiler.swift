@@ -1,0 +1,212 @@
+import Foundation
+
+/// Turns a bound predicate into a SQL condition over the root table aliased `t`, with every
+/// value bound as a parameter. Identifiers come only from the store layout (table and column
+/// names of properties the binder found in the model); numbers spliced into the text are
+/// ones the compiler made itself (operator codes, string lengths).
+///
+/// To-one steps become correlated scalar subqueries; ANY/ALL/NONE, collection operators and
+/// SUBQUERY become `EXISTS` / aggregate subqueries over the destination table (joined
+/// through the join table for many-to-many). Plain comparisons stay plain SQL (`>`, `=`,
+/// `substr(...) = ?`, `instr`) so SQLite runs them at full speed; `[c]`, `[d]`, `LIKE` and
+/// `MATCHES` call `og_str`, the Swift function that ``StringComparison`` implements.
+struct PredicateSQLCompiler {
+    let layout: StoreLayout
+    private(set) var arguments: [SQLiteValue] = []
+    private var aliasCounter = 0
+
+    init(layout: StoreLayout) {
+        self.layout = layout
+    }
+
+    /// The condition for `node`, with `t` as the alias of the fetched table.
+    mutating func condition(_ node: BoundNode) -> String {
+        compile(node, aliases: ["t"])
+    }
+
+    /// The SQL expression for `path` from `t` (for sort keys and dictionary columns).
+    mutating func expression(_ path: BoundPath) -> String {
+        pathSQL(path, ["t"])
+    }
+
+    private func mapping(_ entity: EntityDescription) -> EntityMapping { layout.mappings[entity.index] }
+
+    private mutating func newAlias(_ prefix: String) -> String {
+        aliasCounter += 1
+        return "\(prefix)\(aliasCounter)"
+    }
+
+    private mutating func bind(_ value: SlotValue) -> String {
+        arguments.append(Self.sqliteValue(value))
+        return "?"
+    }
+
+    static func sqliteValue(_ value: SlotValue) -> SQLiteValue {
+        switch value {
+        case .null, .unloaded, .objects: return .null
+        case .int(let v): return .integer(v)
+        case .double(let v): return .real(v)
+        case .text(let v): return .text(v)
+        case .blob(let v): return .blob(v)
+        case .uuid(let v): return .blob(v.blobData)
+        case .decimal(let v): return .real(v.storedDouble)
+        case .url(let v): return .text(v.absoluteString)
+        case .object(let id): return .integer(id.key)
+        }
+    }
+
+    // MARK: Nodes
+
+    private mutating func compile(_ node: BoundNode, aliases: [String]) -> String {
+        switch node {
+        case .constant(let value): return value ? "1" : "0"
+        case .not(let inner): return "NOT COALESCE((\(compile(inner, aliases: aliases))), 0)"
+        case .and(let nodes): return nodes.isEmpty ? "1" : nodes.map { "(\(compile($0, aliases: aliases)))" }.joined(separator: " AND ")
+        case .or(let nodes): return nodes.isEmpty ? "0" : nodes.map { "(\(compile($0, aliases: aliases)))" }.joined(separator: " OR ")
+        case .compare(let lhs, let op, let rhs, let options): return comparison(lhs, op, rhs, options, aliases)
+        case .quantified(let quantifier, let toMany, let element, let inner):
+            let (from, link, elementAliases) = source(toMany, element, aliases)
+            let condition = compile(inner, aliases: elementAliases)
+            switch quantifier {
+            case .all: return "NOT EXISTS (SELECT 1 FROM \(from) WHERE \(link) AND NOT COALESCE((\(condition)), 0))"
+            case .none: return "NOT EXISTS (SELECT 1 FROM \(from) WHERE \(link) AND (\(condition)))"
+            case .any, .direct: return "EXISTS (SELECT 1 FROM \(from) WHERE \(link) AND (\(condition)))"
+            }
+        }
+    }
+
+    private mutating func comparison(_ lhs: BoundOperand, _ op: PredicateOperator, _ rhs: BoundOperand,
+                                     _ options: StringOptions, _ aliases: [String]) -> String {
+        let mark = arguments.count
+        let left = operand(lhs, aliases)
+        let leftArguments = Array(arguments[mark...])
+        var used = false
+        /// `left` again: its parameters are bound again for each further use.
+        func reuse(_ compiler: inout PredicateSQLCompiler) -> String {
+            if used { compiler.arguments += leftArguments }
+            used = true
+            return left
+        }
+        if case .list(let items) = rhs {
+            if op == .between {
+                if !options.isEmpty {
+                    let low = stringCall(.greaterOrEqual, options, reuse(&self), bind(items[0]))
+                    return "\(low) AND \(stringCall(.lessOrEqual, options, reuse(&self), bind(items[1])))"
+                }
+                return "\(reuse(&self)) BETWEEN \(bind(items[0])) AND \(bind(items[1]))"
+            }
+            let values = items.filter { !$0.isNull }
+            var terms: [String] = []
+            if !options.isEmpty {
+                for value in values { terms.append(stringCall(.equal, options, reuse(&self), bind(value))) }
+            } else if !values.isEmpty {
+                let target = reuse(&self)
+                terms.append("\(target) IN (\(values.map { bind($0) }.joined(separator: ", ")))")
+            }
+            if values.count < items.count { terms.append("\(reuse(&self)) IS NULL") }
+            if terms.isEmpty { arguments.removeLast(leftArguments.count) }
+            return terms.isEmpty ? "0" : terms.joined(separator: " OR ")
+        }
+        if !options.isEmpty || op == .like || op == .matches {
+            return stringCall(StringComparison.Code(op)!, options, left, operand(rhs, aliases))
+        }
+        if case .constant(let value) = rhs {
+            switch (op, value) {
+            case (.equal, .null): return "\(left) IS NULL"
+            case (.notEqual, .null): return "\(left) IS NOT NULL"
+            case (.beginsWith, .text(let text)), (.endsWith, .text(let text)), (.contains, .text(let text)):
+                let length = text.unicodeScalars.count
+                if length == 0 { return "\(left) IS NOT NULL" }
+                switch op {
+                case .beginsWith: return "substr(\(left), 1, \(length)) = \(bind(value))"
+                case .endsWith: return "substr(\(left), -\(length)) = \(bind(value))"
+                default: return "instr(\(left), \(bind(value))) > 0"
+                }
+            default: break
+            }
+        }
+        let right = operand(rhs, aliases)
+        switch op {
+        case .equal: return "\(left) IS \(right)"
+        case .notEqual: return "\(left) IS NOT \(right)"
+        case .less: return "\(left) < \(right)"
+        case .lessOrEqual: return "\(left) <= \(right)"
+        case .greater: return "\(left) > \(right)"
+        case .greaterOrEqual: return "\(left) >= \(right)"
+        default: return stringCall(StringComparison.Code(op)!, options, left, right)
+        }
+    }
+
+    private func stringCall(_ code: StringComparison.Code, _ options: StringOptions, _ left: String, _ right: String) -> String {
+        "og_str(\(code.rawValue), \(options.rawValue), \(left), \(right))"
+    }
+
+    // MARK: Operands
+
+    private mutating func operand(_ operand: BoundOperand, _ aliases: [String]) -> String {
+        switch operand {
+        case .constant(let value): return bind(value)
+        case .list(let items): return "(" + items.map { bind($0) }.joined(separator: ", ") + ")"
+        case .path(let path): return pathSQL(path, aliases)
+        case .collection(let function, let toMany, let element, let tail):
+            let (from, link, elementAliases) = source(toMany, element, aliases)
+            guard let tail else { return "(SELECT COUNT(*) FROM \(from) WHERE \(link))" }
+            let value = pathSQL(tail, elementAliases)
+            switch function {
+            case .count: return "(SELECT COUNT(\(value)) FROM \(from) WHERE \(link))"
+            case .sum: return "(SELECT COALESCE(SUM(\(value)), 0) FROM \(from) WHERE \(link))"
+            case .avg: return "(SELECT AVG(\(value)) FROM \(from) WHERE \(link))"
+            case .min: return "(SELECT MIN(\(value)) FROM \(from) WHERE \(link))"
+            case .max: return "(SELECT MAX(\(value)) FROM \(from) WHERE \(link))"
+            }
+        case .subqueryCount(let toMany, let element, let inner):
+            let (from, link, elementAliases) = source(toMany, element, aliases)
+            return "(SELECT COUNT(*) FROM \(from) WHERE \(link) AND (\(compile(inner, aliases: elementAliases))))"
+        }
+    }
+
+    /// `alias.COLUMN` at the end of `path`, through a scalar subquery per to-one step.
+    private mutating func pathSQL(_ path: BoundPath, _ aliases: [String]) -> String {
+        step(path, 0, aliases[path.root], path.rootEntity)
+    }
+
+    private mutating func step(_ path: BoundPath, _ index: Int, _ alias: String, _ entity: EntityDescription) -> String {
+        guard index < path.hops.count else {
+            switch path.terminal {
+            case .attribute(let attribute): return "\(alias).\(mapping(entity).columnBySlot[attribute.slot]!)"
+            case .toOne(let relationship): return "\(alias).\(mapping(entity).columnBySlot[relationship.slot]!)"
+            case .identity: return "\(alias).Z_PK"
+            }
+        }
+        let hop = path.hops[index]
+        let next = newAlias("h")
+        let destination = hop.destinationEntity!
+        let inner = step(path, index + 1, next, destination)
+        return "(SELECT \(inner) FROM \(mapping(destination).table.name) \(next) WHERE \(next).Z_PK = \(alias).\(mapping(entity).columnBySlot[hop.slot]!))"
+    }
+
+    /// The FROM clause and link condition that range over a to-many's destinations, and the
+    /// aliases with the element's alias at `element`.
+    private mutating func source(_ toMany: BoundToMany, _ element: ScopeIndex, _ aliases: [String]) -> (String, String, [String]) {
+        let owner = pathSQL(toMany.ownerPath, aliases)
+        let relationship = toMany.relationship
+        let destination = relationship.destinationEntity!
+        let alias = newAlias("e")
+        var elementAliases = aliases
+        while elementAliases.count <= element { elementAliases.append("") }
+        elementAliases[element] = alias
+        let table = mapping(destination).table.name
+        var family = ""
+        if let condition = mapping(destination).entityCondition(includesSubentities: true) {
+            family = " AND " + condition.replacingOccurrences(of: "t.Z_ENT", with: "\(alias).Z_ENT")
+        }
+        if let join = mapping(toMany.ownerEntity).joinTableBySlot[relationship.slot] {
+            let j = newAlias("j")
+            return ("\(join.name) \(j) JOIN \(table) \(alias) ON \(alias).Z_PK = \(j).\(join.memberColumn)",
+                    "\(j).\(join.ownerColumn) = \(owner)" + family, elementAliases)
+        }
+        let inverse = relationship.inverseRelationship!
+        let column = mapping(inverse.entity).columnBySlot[inverse.slot]!
+        return ("\(table) \(alias)", "\(alias).\(column) = \(owner)" + family, elementAliases)
+    }
+}
