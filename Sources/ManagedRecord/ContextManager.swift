@@ -20,6 +20,14 @@ public final class ContextManager: @unchecked Sendable {  // mutable state behin
         set { lock.withLock { policy = newValue } }
     }
 
+    /// Whether contexts made from now on record changes for `undo()` (on by default; the
+    /// record is cleared at each commit, so it stays small).
+    public var undoEnabled: Bool {
+        get { lock.withLock { undo } }
+        set { lock.withLock { undo = newValue } }
+    }
+
+    private var undo = true
     private let location: PersistentContainer.Location
     private let seedStore: URL?
     private let lock = NSLock()
@@ -98,7 +106,13 @@ public final class ContextManager: @unchecked Sendable {  // mutable state behin
         let context = ManagedObjectContext(coordinator: container.persistentStoreCoordinator, concurrencyType: type, name: name)
         context.mergePolicy = policy
         context.automaticallyMergesChanges = true
+        if undo { context.undoStack = UndoStack() }
         return context
+    }
+
+    /// A private-queue context on the model's store, for work off the calling thread.
+    func newBackgroundContext() -> ManagedObjectContext {
+        lock.withLock { makeContext(.privateQueue, name: "\(name).background") }
     }
 
     /// Runs `block` with a fresh context bound to the running task: class-level helpers inside

@@ -61,6 +61,30 @@ extension Record where Self: ManagedObject {
         contextForCurrentThread.rollback()
     }
 
+    /// Reverts the calling thread's most recent group of uncommitted changes (see
+    /// ``ContextManager/undoEnabled``).
+    public static func undo() {
+        contextForCurrentThread.undo()
+    }
+
+    /// Fetches on a background context, off the calling thread, and returns the objects in
+    /// the caller's context (loaded with one query, not one per object).
+    public static func fetchInBackground(sortedBy sortKeys: [SortKey] = [], limit: Int = 0) async throws -> [Self] {
+        try await fetchInBackground(request: fetchRequest(sortedBy: sortKeys, limit: limit))
+    }
+
+    /// Runs `request` on a background context and returns the objects in the caller's context.
+    static func fetchInBackground(request: FetchRequest<Self>) async throws -> [Self] {
+        let manager = contextManager
+        let ids = try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<[ObjectID], Error>) in
+            DispatchQueue.global().async {
+                let context = manager.newBackgroundContext()
+                continuation.resume(with: Result { try context.performAndWait { try context.fetchObjectIDs(request) } })
+            }
+        }
+        return contextForCurrentThread.objects(for: ids).map { unsafeDowncast($0, to: Self.self) }
+    }
+
     /// Deletes the store (with `-wal` and `-shm`), resets every context and starts a new,
     /// empty store on next use.
     public static func deleteStore() throws {

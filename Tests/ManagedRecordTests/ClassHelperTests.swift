@@ -156,3 +156,45 @@ final class GadgetV2: ManagedObject {
     override class var entityName: String { "Gadget" }
     override class var modelName: String? { "Gadgets" }
 }
+
+final class UndoAndBackgroundTests: RecordTestCase {
+    func testUndoRevertsTheLastGroupOfChanges() throws {
+        let person = Person.newEntity()
+        person.firstName = "Ann"
+        try Person.commit()
+        person.firstName = "Changed"
+        Person.contextForCurrentThread.processPendingChanges()
+        let extra = Person.newEntity()
+        extra.firstName = "Extra"
+        Person.undo()
+        XCTAssertTrue(extra.isDeleted || extra.managedObjectContext == nil, "the insert is undone")
+        XCTAssertEqual(person.firstName, "Changed", "the earlier group stays")
+        Person.undo()
+        XCTAssertEqual(person.firstName, "Ann")
+        try Person.commit()
+        XCTAssertEqual(try Person.fetchAll().map(\.firstName), ["Ann"])
+    }
+
+    func testUndoBringsBackADeletedObject() throws {
+        let person = Person.newEntity()
+        try Person.commit()
+        person.delete()
+        Person.undo()
+        XCTAssertFalse(person.isDeleted)
+        try Person.commit()
+        XCTAssertEqual(try Person.count(), 1)
+    }
+
+    func testFetchInBackgroundReturnsObjectsOfTheCallersContext() async throws {
+        try await Person.perform {
+            for name in ["B", "A", "C"] {
+                let person = Person.newEntity()
+                person.firstName = name
+            }
+            try Person.commit()
+            let fetched = try await Person.fetchInBackground(sortedBy: [SortKey("firstName")])
+            XCTAssertEqual(fetched.map(\.firstName), ["A", "B", "C"])
+            XCTAssertTrue(fetched.allSatisfy { $0.managedObjectContext === Person.contextForCurrentThread })
+        }
+    }
+}

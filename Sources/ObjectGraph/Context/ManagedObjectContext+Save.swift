@@ -119,8 +119,13 @@ extension ManagedObjectContext {
                 changeSet.changes.changedKeys[object.objectID] = Set(changedKeys)
             }
         }
+        let vanished = Set(outcome.vanished.map(ObjectIdentifier.init))
         for object in inserted { commit(object, isInsert: true) }
-        for object in updated { commit(object, isInsert: false) }
+        for object in updated where !vanished.contains(ObjectIdentifier(object)) { commit(object, isInsert: false) }
+        for object in outcome.vanished {
+            object.state = [.deleted]
+            unregister(object)
+        }
         // Objects that only pointed at a new object (not saved themselves) still hold its temporary ID.
         for object in updatedSet where object.isUpdated { object.values = remapped(object.values) }
         for object in deleted {

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import OrderedCollections
 import Synchronization
 #if canImport(Glibc)
 import Glibc
@@ -202,6 +203,13 @@ public final class ManagedObjectContext: @unchecked Sendable {  // confined; see
         object.context = self
         registered[id] = Unmanaged.passUnretained(object)
         return object
+    }
+
+    /// The objects for `ids`, in order: registered ones as they are, the others loaded with
+    /// one query per 500 (never one per object). IDs whose rows no longer exist are left out.
+    public func objects(for ids: [ObjectID]) -> [ManagedObject] {
+        willAccess()
+        return objects(with: OrderedSet(ids))
     }
 
     /// The object for `id`, with its values loaded; throws when no such row exists.

@@ -22,6 +22,8 @@ struct SaveTransaction {
         var resolvedValues: [ObjectIdentifier: ContiguousArray<SlotValue>] = [:]
         /// The version each inserted or updated object has after the save.
         var versions: [ObjectIdentifier: Int64] = [:]
+        /// Updated objects whose rows someone else deleted (resolved in favour of the delete).
+        var vanished: [ManagedObject] = []
     }
 
     func run() throws -> Outcome {
@@ -103,7 +105,13 @@ struct SaveTransaction {
         }
         // The row changed (or vanished) since it was read.
         guard let row = try currentRow(of: object, mapping) else {
-            conflicts.append(.init(objectID: object.objectID, snapshotVersion: object.version, storeVersion: nil))
+            // Deleted by someone else: under the error policy a conflict; under any other
+            // policy the deletion wins and the object leaves this context after the save.
+            if policy == .error {
+                conflicts.append(.init(objectID: object.objectID, snapshotVersion: object.version, storeVersion: nil))
+            } else {
+                outcome.vanished.append(object)
+            }
             return
         }
         switch policy {
