@@ -1,0 +1,29 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+// The benchmark harness: its own package so the library never depends on GRDB.
+// Run from this folder: swift run -c release ManagedRecordBenchmarks
+let package = Package(
+    name: "ManagedRecordBenchmarks",
+    platforms: [.macOS(.v15)],
+    dependencies: [
+        .package(name: "ManagedRecord", path: ".."),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+    ],
+    targets: [
+        // The sqlite3 C API for the raw baseline loop (the library's CSQLite is not a product).
+        .systemLibrary(
+            name: "CSQLiteBench",
+            providers: [.apt(["libsqlite3-dev"])]
+        ),
+        .executableTarget(
+            name: "ManagedRecordBenchmarks",
+            dependencies: [
+                "CSQLiteBench",
+                .product(name: "ObjectGraph", package: "ManagedRecord"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)
