@@ -153,4 +153,30 @@ final class ChangeNotificationTests: StoreTestCase {
         XCTAssertEqual(try view.count(for: FetchRequest<Employee>()), 1)
         XCTAssertEqual(try object(Employee.self, id, in: view).firstName, "From background")
     }
+
+    func testABackgroundInsertIntoAToManyIsSeenThroughTheViewContextsLoadedRelationship() throws {
+        let container = try makeContainer(Models.company)
+        let view = container.viewContext
+        let sales = Department(context: view)
+        let john = Employee(context: view)
+        john.firstName = "John"
+        john.department = sales
+        try view.save()
+        XCTAssertEqual(sales.employees.map(\.firstName), ["John"])
+
+        let salesID = sales.objectID
+        let johnID = john.objectID
+        let background = container.newBackgroundContext()
+        try background.performAndWait {
+            let theirSales = try XCTUnwrap(try background.existingObject(with: salesID) as? Department)
+            let jane = Employee(context: background)
+            jane.firstName = "Jane"
+            jane.department = theirSales
+            let theirJohn = try XCTUnwrap(try background.existingObject(with: johnID) as? Employee)
+            background.delete(theirJohn)
+            try background.save()
+        }
+        XCTAssertEqual(sales.employees.map(\.firstName), ["Jane"], "the merged department shows the new member and not the deleted one")
+        XCTAssertTrue(john.isDeleted)
+    }
 }

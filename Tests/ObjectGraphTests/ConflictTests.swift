@@ -175,4 +175,22 @@ final class ConflictTests: StoreTestCase {
             XCTAssertNil(conflict.conflicts.first?.storeVersion, "the row was deleted")
         }
     }
+
+    func testAConflictLeavesInsertsOfTheSameSavePendingWithTemporaryIDs() throws {
+        let (a, mine, _) = try makeConflict()
+        mine.salary = 1
+        let newcomer = Employee(context: a.viewContext)
+        newcomer.firstName = "New"
+        let before = try SQLiteFile.dump(storeURL)
+        XCTAssertThrowsError(try a.viewContext.save())
+        XCTAssertEqual(try SQLiteFile.dump(storeURL), before, "no row inserted, no key consumed")
+        XCTAssertTrue(newcomer.objectID.isTemporaryID)
+        XCTAssertEqual(a.viewContext.insertedObjects, [newcomer])
+        XCTAssertTrue(newcomer.isInserted)
+
+        a.viewContext.refresh(mine, mergeChanges: true)
+        try a.viewContext.save()
+        XCTAssertFalse(newcomer.objectID.isTemporaryID)
+        XCTAssertEqual(try SQLiteFile(storeURL).scalar("SELECT count(*) FROM ZEMPLOYEE"), .integer(2))
+    }
 }

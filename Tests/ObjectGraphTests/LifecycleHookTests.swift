@@ -89,4 +89,35 @@ final class LifecycleHookTests: StoreTestCase {
                        [[.text("Edited"), .integer(1)], [.text("Now titled"), .integer(0)]])
         XCTAssertFalse(untitled.objectID.isTemporaryID)
     }
+
+    func testAnInsertAndAnUpdateThatFailValidationLeaveEverythingAsItWasAndSaveOnceFixed() throws {
+        let container = try makeContainer(Models.tickets)
+        let context = container.viewContext
+        let edited = Ticket(context: context)
+        edited.title = "Edited"
+        try context.save()
+        let before = try SQLiteFile.dump(storeURL)
+
+        let first = Ticket(context: context)
+        let second = Ticket(context: context)
+        edited.priority = -5
+        XCTAssertThrowsError(try context.save()) { error in
+            let problems = (error as? ValidationError)?.problems ?? []
+            XCTAssertEqual(problems.count, 3, "two untitled inserts and one bad update, reported together: \(error)")
+            XCTAssertEqual(Set(problems.compactMap(\.objectID)), [first.objectID, second.objectID, edited.objectID])
+        }
+        XCTAssertEqual(try SQLiteFile.dump(storeURL), before)
+        XCTAssertEqual(context.insertedObjects, [first, second])
+        XCTAssertEqual(context.updatedObjects, [edited])
+        XCTAssertEqual(edited.changedValues().keys.sorted(), ["priority"])
+        XCTAssertTrue(first.objectID.isTemporaryID)
+
+        first.title = "One"
+        second.title = "Two"
+        edited.priority = 5
+        try context.save()
+        XCTAssertFalse(context.hasChanges)
+        XCTAssertEqual(try SQLiteFile(storeURL).rows("SELECT ZTITLE, ZPRIORITY FROM ZTICKET ORDER BY ZTITLE"),
+                       [[.text("Edited"), .integer(5)], [.text("One"), .integer(0)], [.text("Two"), .integer(0)]])
+    }
 }

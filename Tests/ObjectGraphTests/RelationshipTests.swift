@@ -171,4 +171,54 @@ final class RelationshipTests: StoreTestCase {
         let sales = try XCTUnwrap(fetchAll(Department.self, in: reopened.viewContext).first)
         XCTAssertEqual(sales.employees, [])
     }
+
+    func testAnOrderedManyToManyKeepsItsOrderAfterReopen() throws {
+        do {
+            let container = try makeContainer(Models.music)
+            let context = container.viewContext
+            let tags = ["a", "b", "c", "d"].map { label -> Tag in
+                let tag = Tag(context: context)
+                tag.label = label
+                return tag
+            }
+            let first = Playlist(context: context)
+            first.title = "first"
+            first.featured = [tags[2], tags[0], tags[3], tags[1]]
+            let second = Playlist(context: context)
+            second.title = "second"
+            second.featured = [tags[1], tags[2]]
+            XCTAssertEqual(tags[2].featuredIn, [first, second], "the inverse is updated in memory")
+            try context.save()
+        }
+        let reopened = try makeContainer(Models.music)
+        let playlists = try fetchAll(Playlist.self, in: reopened.viewContext, sortedBy: "title")
+        XCTAssertEqual(playlists[0].featured.map(\.label), ["c", "a", "d", "b"])
+        XCTAssertEqual(playlists[1].featured.map(\.label), ["b", "c"])
+        let tags = try fetchAll(Tag.self, in: reopened.viewContext, sortedBy: "label")
+        XCTAssertEqual(tags.map { Set($0.featuredIn.map(\.title)) }, [["first"], ["first", "second"], ["first", "second"], ["first"]])
+    }
+
+    func testDeletingAManyToManyMemberRemovesItsJoinRowsAndNullifiesTheOtherSide() throws {
+        do {
+            let container = try makeContainer(Models.music)
+            let context = container.viewContext
+            let rock = Tag(context: context)
+            rock.label = "rock"
+            let pop = Tag(context: context)
+            pop.label = "pop"
+            let song = Song(context: context)
+            song.title = "S"
+            song.tags = [rock, pop]
+            try context.save()
+            context.delete(rock)
+            XCTAssertEqual(song.tags, [pop], "nullify removes the deleted tag at once")
+            try context.save()
+        }
+        let file = try SQLiteFile(storeURL)
+        let joinTable = try XCTUnwrap(try file.tableNames().first { $0.hasSuffix("TAGS") && $0.hasPrefix("Z_") })
+        XCTAssertEqual(try file.scalar("SELECT count(*) FROM \(joinTable)"), .integer(1))
+        let reopened = try makeContainer(Models.music)
+        let song = try XCTUnwrap(fetchAll(Song.self, in: reopened.viewContext).first)
+        XCTAssertEqual(song.tags.map(\.label), ["pop"])
+    }
 }

@@ -77,6 +77,8 @@ final class Playlist: ManagedObject {
     @Attribute var title: String = ""
     @Relationship(ordered: true, inverse: \Song.$playlist, deleteRule: .nullify)
     var songs: [Song]
+    /// An ordered many-to-many (its inverse, Tag.featuredIn, is unordered).
+    @Relationship(ordered: true, inverse: \Tag.$featuredIn) var featured: [Tag]
 }
 
 final class Song: ManagedObject {
@@ -88,6 +90,7 @@ final class Song: ManagedObject {
 final class Tag: ManagedObject {
     @Attribute var label: String = ""
     @Relationship var songs: Set<Song>
+    @Relationship var featuredIn: Set<Playlist>
 }
 
 // MARK: - Delete rules deny and noAction
@@ -164,6 +167,23 @@ final class Ticket: ManagedObject {
     }
 }
 
+// MARK: - Inheritance with a to-one pointing at an entity that has sub-entities
+
+class Vehicle: ManagedObject {
+    @Attribute var name: String = ""
+    @Relationship var garage: Garage?
+}
+
+final class Truck: Vehicle {
+    @Attribute var payload: Double = 0
+}
+
+final class Garage: ManagedObject {
+    @Attribute var city: String = ""
+    @Relationship(inverse: \Vehicle.$garage, deleteRule: .cascade) var vehicles: Set<Vehicle>
+    @Relationship var favourite: Vehicle?
+}
+
 // MARK: - Entity lists
 
 enum Models {
@@ -172,7 +192,9 @@ enum Models {
     static var music: [ManagedObject.Type] { [Playlist.self, Song.self, Tag.self] }
     static var books: [ManagedObject.Type] { [Author.self, Library.self, Book.self] }
     static var tickets: [ManagedObject.Type] { [Ticket.self] }
-    static var everything: [ManagedObject.Type] { company + specimen + music + books + tickets }
+    /// Garage 1, Vehicle 2, Truck 3.
+    static var vehicles: [ManagedObject.Type] { [Garage.self, Truck.self] }
+    static var everything: [ManagedObject.Type] { company + specimen + music + books + tickets + vehicles }
 }
 
 // MARK: - Base class: a fresh temporary directory per test
@@ -402,4 +424,110 @@ enum Fixtures {
 extension Date {
     /// A date in 2001-01-01-based seconds, as Core Data stores it.
     init(coreDataSeconds seconds: Double) { self.init(timeIntervalSinceReferenceDate: seconds) }
+}
+
+// MARK: - Models of the Apple Core Data fixtures (Tests/Fixtures), declared from their Xcode XML
+
+/// The `Color` transformable of CoreDataPlus's Car (always NULL in the fixture).
+struct SampleColor: Codable, Equatable {
+    var name: String
+}
+
+/// CoreDataPlus `Car` (SampleModel.xcdatamodel).
+class SampleCar: ManagedObject {
+    override class var entityName: String { "Car" }
+    @Attribute var color: SampleColor? = nil
+    @Attribute(.transient) var currentDrivingSpeed: Int64? = 0
+    @Attribute var maker: String? = nil
+    @Attribute var markedForDeletionAsOf: Date? = nil
+    @Attribute var model: String? = nil
+    @Attribute var numberPlate: String = ""
+    @Relationship(deleteRule: .nullify) var owner: SamplePerson?
+}
+
+class SampleSportCar: SampleCar {
+    override class var entityName: String { "SportCar" }
+}
+
+final class SampleExpensiveSportCar: SampleSportCar {
+    override class var entityName: String { "ExpensiveSportCar" }
+    @Attribute var isLimitedEdition: Bool? = false
+}
+
+/// CoreDataPlus `Person`.
+final class SamplePerson: ManagedObject {
+    override class var entityName: String { "Person" }
+    @Attribute var firstName: String? = nil
+    @Attribute var id: UUID = UUID()
+    @Attribute(.transient) var isDriving: Bool = false
+    @Attribute var lastName: String? = nil
+    @Attribute var updatedAt: Date = Date()
+    @Relationship(inverse: \SampleCar.$owner, deleteRule: .nullify) var cars: Set<SampleCar>
+}
+
+/// TavantTrade `FeedbackCategory` (framework version 479).
+final class FeedbackCategory: ManagedObject {
+    @Attribute var name: String? = nil
+    @Relationship(inverse: \FeedbackSubCategory.$category, deleteRule: .nullify) var subcategory: Set<FeedbackSubCategory>
+}
+
+final class FeedbackSubCategory: ManagedObject {
+    @Attribute var name: String? = nil
+    @Relationship(deleteRule: .nullify) var category: FeedbackCategory?
+}
+
+/// EasyLife 1.5.0 `Project`.
+final class EasyProject: ManagedObject {
+    override class var entityName: String { "Project" }
+    @Attribute var name: String? = nil
+    @Attribute var priority: Int16? = -1
+    @Relationship(inverse: \EasyTodoItem.$project, deleteRule: .nullify) var todoItem: Set<EasyTodoItem>
+}
+
+/// EasyLife 1.5.0 `TodoItem`, with the self-referencing many-to-many blockedBy <-> blocking.
+final class EasyTodoItem: ManagedObject {
+    override class var entityName: String { "TodoItem" }
+    @Attribute var date: Date? = nil
+    @Attribute var done: Bool? = nil
+    @Attribute var name: String? = nil
+    @Attribute var notes: String? = nil
+    @Attribute var repeats: Int16? = 0
+    @Relationship(deleteRule: .nullify) var blockedBy: Set<EasyTodoItem>
+    @Relationship(inverse: "blockedBy", deleteRule: .nullify) var blocking: Set<EasyTodoItem>
+    @Relationship(deleteRule: .nullify) var project: EasyProject?
+}
+
+/// MigrationRevised model v1 `Post`.
+final class PostV1: ManagedObject {
+    override class var entityName: String { "Post" }
+    @Attribute var color: String? = nil
+    @Attribute var content: String? = nil
+    @Attribute var date: Date? = nil
+    @Attribute var postID: String? = nil
+}
+
+/// MigrationRevised model v2 `Post`.
+final class PostV2: ManagedObject {
+    override class var entityName: String { "Post" }
+    @Attribute var content: String? = nil
+    @Attribute var date: Date? = nil
+    @Attribute var hexColor: String? = nil
+    @Attribute var postID: String? = nil
+}
+
+/// MigrationRevised model v3 `Post` and `Section`.
+final class PostV3: ManagedObject {
+    override class var entityName: String { "Post" }
+    @Attribute var date: Date? = nil
+    @Attribute var hexColor: String? = nil
+    @Attribute var postID: String? = nil
+    @Relationship(inverse: \SectionV3.$post, deleteRule: .cascade) var sections: Set<SectionV3>
+}
+
+final class SectionV3: ManagedObject {
+    override class var entityName: String { "Section" }
+    @Attribute var body: String? = nil
+    @Attribute var index: Int16? = 0
+    @Attribute var title: String? = nil
+    @Relationship(deleteRule: .nullify) var post: PostV3?
 }
