@@ -257,7 +257,8 @@ extension ManagedObjectContext {
     }
 
     /// Loads a to-many relationship with one query that also fills its members' values.
-    func loadToMany(_ object: ManagedObject, _ relationship: RelationshipDescription) {
+    @discardableResult
+    func loadToMany(_ object: ManagedObject, _ relationship: RelationshipDescription) -> [ManagedObject] {
         let coordinator = persistentStoreCoordinator
         let ownerMapping = coordinator.mapping(for: object.entity)
         let destination = coordinator.mapping(for: relationship.destinationEntity)
@@ -271,12 +272,14 @@ extension ManagedObjectContext {
             if let order = ownerMapping.orderColumnBySlot[relationship.slot] { sql += " ORDER BY t.\(order)" }
         }
         var ids = OrderedSet<ObjectID>()
+        var members: [ManagedObject] = []
         let codec = coordinator.rowCodec
         do {
             try coordinator.read { connection in
                 try connection.query(sql, [.integer(object.objectID.key)]) { statement in
                     guard let row = codec.decode(statement) else { return }
-                    ids.append(register(row).objectID)
+                    let member = register(row)
+                    if ids.append(member.objectID).inserted { members.append(member) }
                 }
             }
         } catch {
@@ -286,5 +289,6 @@ extension ManagedObjectContext {
         if !object.snapshot.isEmpty, case .unloaded = object.snapshot[relationship.slot] {
             object.snapshot[relationship.slot] = .objects(ids)
         }
+        return members
     }
 }

@@ -21,7 +21,7 @@ extension ManagedObjectContext {
         let deleted = Array(deletedSet)
         for object in inserted + updatedSet + deleted { object.willSave() }
         let updated = updatedSet.filter { object in
-            object.changedSlots().contains { !object.entity.properties[$0].isTransient }
+            !object.isDeleted && object.changedSlots().contains { !object.entity.properties[$0].isTransient }
         }
         try validate(inserted: inserted, updated: updated, deleted: deleted)
 

@@ -39,7 +39,10 @@ public enum CodableAttributeCodec<Value: Codable>: AttributeCodec {
     public static func encode(_ value: Value) -> SlotValue {
         if let optional = value as? any OptionalValue, optional.isNil { return .null }
         do {
-            return .blob(try JSONEncoder().encode(value))
+            // Sorted keys: equal values give equal bytes, so setting an equal value is no change.
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys]
+            return .blob(try encoder.encode(value))
         } catch {
             preconditionFailure("ManagedRecord: cannot encode \(Value.self) for a transformable attribute: \(error)")
         }

@@ -51,12 +51,17 @@ extension ManagedObject {
 
     /// Records that the object's values differ from its snapshot.
     final func markChanged() {
-        guard !state.contains(.inserted), !state.contains(.updated) else {
-            context?.objectsDidChangePending = true
+        guard let context else { return }
+        if state.contains(.inserted) || state.contains(.deleted) {
+            context.objectsDidChangePending = true
+            return
+        }
+        if state.contains(.updated) {
+            context.noteChange(updated: self)
             return
         }
         state.insert(.updated)
-        context?.registerUpdate(self)
+        context.registerUpdate(self)
     }
 
     final func propertyName(ordinal: Int32) -> String {

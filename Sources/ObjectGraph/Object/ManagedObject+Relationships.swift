@@ -15,6 +15,10 @@ extension ManagedObject {
     /// The destination objects of `relationship`, loading a to-many with one query when needed.
     final func relatedObjects(_ relationship: RelationshipDescription) -> [ManagedObject] {
         guard let context else { return [] }
+        if case .unloaded = primitiveValue(slot: relationship.slot) {
+            // The loading query registered the members: hand them over before they can go.
+            return context.loadToMany(self, relationship)
+        }
         switch relatedIDs(relationship, in: context) {
         case let ids where ids.isEmpty: return []
         case let ids where ids.count == 1: return [context.object(with: ids[0])]

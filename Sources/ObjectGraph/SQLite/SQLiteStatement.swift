@@ -37,7 +37,15 @@ final class SQLiteStatement {
         case .null: code = sqlite3_bind_null(handle, i)
         case .integer(let v): code = sqlite3_bind_int64(handle, i, v)
         case .real(let v): code = sqlite3_bind_double(handle, i, v)
-        case .text(let v): code = sqlite3_bind_text(handle, i, v, -1, csqlite_transient())
+        case .text(let v):
+            // With its byte count, so text with an embedded NUL is stored whole.
+            var text = v
+            code = text.withUTF8 { bytes in
+                guard !bytes.isEmpty else { return sqlite3_bind_text(handle, i, "", 0, csqlite_transient()) }
+                return bytes.withMemoryRebound(to: CChar.self) { chars in
+                    sqlite3_bind_text(handle, i, chars.baseAddress, Int32(chars.count), csqlite_transient())
+                }
+            }
         case .blob(let v):
             code = v.withUnsafeBytes { raw in
                 sqlite3_bind_blob(handle, i, raw.baseAddress ?? UnsafeRawPointer(bitPattern: 1), Int32(raw.count), csqlite_transient())

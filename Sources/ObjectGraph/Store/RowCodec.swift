@@ -57,12 +57,15 @@ struct RowCodec {
         switch type {
         case .integer16, .integer32, .integer64, .boolean:
             return .int(statement.int64(column))
-        case .double, .float, .date, .decimal:
+        case .double, .float, .date:
             return .double(statement.double(column))
+        case .decimal:
+            return .decimal(Decimal.fromStored(statement.double(column)))
         case .string:
             return .text(statement.text(column))
         case .uri:
-            return .text(statement.text(column))
+            let text = statement.text(column)
+            return URL(string: text).map { .url($0) } ?? .text(text)
         case .binary, .transformable:
             return .blob(statement.data(column))
         case .uuid:

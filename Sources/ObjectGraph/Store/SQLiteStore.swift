@@ -48,6 +48,11 @@ final class SQLiteStore {
         }
         do {
             _ = try writer.scalar("SELECT count(*) FROM sqlite_master")
+            // Refuse a foreign database before anything (even the journal mode) is written.
+            let tableCount = try writer.scalar("SELECT count(*) FROM sqlite_master WHERE type = 'table'")
+            if try !writer.tableExists("Z_METADATA"), tableCount != .integer(0) {
+                throw StoreError(.notACoreDataStore, url: url, "the database has tables but no Z_METADATA: it was not written by Core Data or ManagedRecord, so it is left untouched")
+            }
             if url != nil {
                 try writer.execute("PRAGMA journal_mode = WAL")
             }
@@ -94,10 +99,6 @@ final class SQLiteStore {
         do {
             if try writer.tableExists("Z_METADATA") {
                 return try openExisting(writer: writer, model: model, url: url, migrate: migrate)
-            }
-            let tableCount = try writer.scalar("SELECT count(*) FROM sqlite_master WHERE type = 'table'")
-            guard tableCount == .integer(0) else {
-                throw StoreError(.notACoreDataStore, url: url, "the database has tables but no Z_METADATA: it was not written by Core Data or ManagedRecord, so it is left untouched")
             }
             return try create(writer: writer, model: model)
         } catch let error as SQLiteError {
