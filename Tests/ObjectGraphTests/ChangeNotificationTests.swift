@@ -1,5 +1,6 @@
 import Foundation
 import ObjectGraph
+import Synchronization
 import XCTest
 
 /// Observers of `.objectsDidChange` and `.didSave`, and merging a background save.
@@ -178,5 +179,36 @@ final class ChangeNotificationTests: StoreTestCase {
         }
         XCTAssertEqual(sales.employees.map(\.firstName), ["Jane"], "the merged department shows the new member and not the deleted one")
         XCTAssertTrue(john.isDeleted)
+    }
+
+    func testASaveOnAnotherThreadIsMergedAtTheViewContextsNextAccess() throws {
+        let container = try makeContainer(Models.company)
+        let view = container.viewContext
+        let ann = Employee(context: view)
+        ann.firstName = "Ann"
+        try view.save()
+        let id = ann.objectID
+        let background = container.newBackgroundContext()
+        let failure = Mutex<String?>(nil)
+        let group = DispatchGroup()
+        group.enter()
+        Thread.detachNewThread {
+            do {
+                try background.performAndWait {
+                    guard let theirs = try background.existingObject(with: id) as? Employee else { return }
+                    theirs.firstName = "Changed on another thread"
+                    let extra = Employee(context: background)
+                    extra.firstName = "Extra"
+                    try background.save()
+                }
+            } catch {
+                failure.withLock { $0 = "\(error)" }
+            }
+            group.leave()
+        }
+        XCTAssertEqual(group.wait(timeout: .now() + 30), .success)
+        XCTAssertNil(failure.withLock { $0 })
+        XCTAssertEqual(ann.firstName, "Changed on another thread")
+        XCTAssertEqual(try view.count(for: FetchRequest<Employee>()), 2)
     }
 }
