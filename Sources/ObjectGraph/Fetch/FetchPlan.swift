@@ -50,6 +50,8 @@ struct FetchPlan {
 /// Sort keys as SQL `ORDER BY` terms and as an in-memory comparator with the same order.
 struct SortPlan {
     var sql = ""
+    /// Each key's SQL expression and what follows it (collation and direction).
+    var clauses: [(expression: String, suffix: String)] = []
     var keys: [(path: BoundPath, ascending: Bool, comparison: SortKey.Comparison)] = []
 
     init(_ sortKeys: [SortKey], entity: EntityDescription, compiler: inout PredicateSQLCompiler) throws {
@@ -61,13 +63,16 @@ struct SortPlan {
             } catch let error as FetchPredicateError where error.code == .unknownKey {
                 throw KeyValueError.unknownKey(key.key, entity: entity)
             }
-            var term = compiler.expression(path)
+            let expression = compiler.expression(path)
+            var suffix = ""
             switch key.comparison {
             case .binary: break
-            case .caseInsensitive: term += " COLLATE OG_NOCASE"
-            case .localizedStandard: term += " COLLATE OG_LOCALIZED"
+            case .caseInsensitive: suffix += " COLLATE OG_NOCASE"
+            case .localizedStandard: suffix += " COLLATE OG_LOCALIZED"
             }
-            terms.append("\(term) \(key.ascending ? "ASC" : "DESC")")
+            suffix += key.ascending ? " ASC" : " DESC"
+            clauses.append((expression, suffix))
+            terms.append(expression + suffix)
             keys.append((path, key.ascending, key.comparison))
         }
         sql = terms.joined(separator: ", ")

@@ -265,9 +265,15 @@ struct PredicateBinder {
             FetchPredicateError(.typeMismatch, "'\(c.lhs)' is a \(kind), so it cannot be compared with the \(value.typeName) \(value) in '\(PredicateNode.comparison(c))'",
                            entity: scopes[0].name, key: c.lhs.description)
         }
+        guard let stored = Self.convert(value, to: kind) else { throw mismatch() }
+        return stored
+    }
+
+    /// `value` in the stored form of a `kind` value, or nil when it is of another type.
+    static func convert(_ value: PredicateValue, to kind: ValueKind) -> (SlotValue, ValueKind)? {
         switch (value, kind) {
         case (.null, _): return (.null, .null)
-        case (.list, _): throw mismatch()
+        case (.list, _): return nil
         case (.int(let v), .number), (.int(let v), .null): return (.int(v), .number)
         case (.double(let v), .number), (.double(let v), .null): return (.double(v), .number)
         case (.decimal(let v), .number), (.decimal(let v), .null): return (.double(v.storedDouble), .number)
@@ -278,10 +284,10 @@ struct PredicateBinder {
         case (.uuid(let v), .uuid), (.uuid(let v), .null): return (.uuid(v), .uuid)
         case (.data(let v), .data), (.data(let v), .null): return (.blob(v), .data)
         case (.object(let id), .object(let entity)):
-            guard id.entity.root === entity.root else { throw mismatch() }
+            guard id.entity.root === entity.root else { return nil }
             return (.object(id), kind)
         case (.object(let id), .null): return (.object(id), .object(id.entity))
-        default: throw mismatch()
+        default: return nil
         }
     }
 }
