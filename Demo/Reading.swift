@@ -56,6 +56,24 @@ func reading(storeURL: URL, johnURI: URL) throws {
     byAge.sortDescriptors = [SortKey(\Employee.$age, ascending: false)]   // a typed sort key
     say("oldest first, with SortKey(\\Employee.$age, ascending: false): \(try context.fetch(byAge).map { "\($0.firstName) \($0.age)" })")
 
+    step("Predicates: Core Data's predicate language, answered by SQLite with bound values.")
+    var filtered = FetchRequest<Employee>()
+    filtered.predicate = try FetchPredicate("age > %@ AND department.name == %@", 40, "Sales")
+    say("\"age > 40 AND department.name == 'Sales'\": \(try context.fetch(filtered).map(\.fullName))")
+    filtered.predicate = try FetchPredicate("lastName BEGINSWITH[c] %@ OR lastName IN %@", "s", ["Jones", "Wu"])
+    filtered.sortDescriptors = [SortKey("department.name"), SortKey("lastName")]   // a sort key through a to-one
+    say("\"lastName BEGINSWITH[c] 's' OR lastName IN {Jones, Wu}\", sorted by department.name: \(try context.fetch(filtered).map(\.fullName))")
+    filtered.predicate = \Employee.$age >= 30 && \Employee.$age < 50                // typed, with key paths
+    say("typed \\Employee.$age >= 30 && \\Employee.$age < 50 counts \(try context.count(for: filtered)) employees")
+    var busyManagers = FetchRequest<Manager>()
+    busyManagers.predicate = try FetchPredicate("reports.@count >= 2 AND ANY reports.age > 50")
+    say("managers with 2+ reports, one of them over 50: \(try context.fetch(busyManagers).map(\.fullName))")
+    do {
+        _ = try FetchPredicate("age > 3 AND (lastName == 'x'")
+    } catch let error as FetchPredicateError {
+        say("a malformed predicate throws before any SQL runs: \(error)")
+    }
+
     step("Counting: SQLite counts the rows; no object is created.")
     var employeesOnly = FetchRequest<Employee>()
     employeesOnly.includesSubentities = false
