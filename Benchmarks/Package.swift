@@ -21,6 +21,7 @@ let package = Package(
             dependencies: [
                 "CSQLiteBench",
                 .product(name: "ObjectGraph", package: "ManagedRecord"),
+                .product(name: "ManagedRecord", package: "ManagedRecord"),
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),

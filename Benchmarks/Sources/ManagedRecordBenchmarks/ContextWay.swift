@@ -67,20 +67,49 @@ struct ContextWay: Way {
         return Sample(seconds: time, check: Self.checksum(employees))
     }
 
+    static func predicateRequest() throws -> FetchRequest<Employee> {
+        var request = FetchRequest<Employee>()
+        request.predicate = try FetchPredicate(PredicateWorkload.format, PredicateWorkload.minimumAge, PredicateWorkload.lastNamePrefix)
+        return request
+    }
+
     func predicateFetch(_ store: StoreURL) throws -> Sample {
-        throw Unavailable(reason: "format-string predicates (FetchPredicate) not written yet")
+        let container = try open(store)
+        let context = container.viewContext
+        let start = now()
+        let employees = try context.fetch(Self.predicateRequest())
+        var sink = 0
+        for e in employees { Self.touch(e, &sink) }
+        let time = seconds(since: start)
+        blackHole(sink)
+        return Sample(seconds: time, check: Self.checksum(employees))
     }
 
     func predicateCount(_ store: StoreURL) throws -> Sample {
-        throw Unavailable(reason: "format-string predicates (FetchPredicate) not written yet")
+        let container = try open(store)
+        let context = container.viewContext
+        let start = now()
+        let count = try context.count(for: Self.predicateRequest())
+        let time = seconds(since: start)
+        return Sample(seconds: time, check: Checksum(count: count))
     }
 
     func averageSalary(_ store: StoreURL) throws -> Sample {
-        throw Unavailable(reason: "aggregates not in the API yet")
+        let container = try open(store)
+        let context = container.viewContext
+        let start = now()
+        let average = try context.aggregate(.average, of: "salary", for: FetchRequest<Employee>())
+        let time = seconds(since: start)
+        return Sample(seconds: time, check: Checksum(extra: average ?? .nan))
     }
 
     func distinctLastNames(_ store: StoreURL) throws -> Sample {
-        throw Unavailable(reason: "distinct values not in the API yet")
+        let container = try open(store)
+        let context = container.viewContext
+        let start = now()
+        let names = try context.distinctValues(of: "lastName", as: String.self, for: FetchRequest<Employee>())
+        let time = seconds(since: start)
+        return Sample(seconds: time, check: Checksum(count: names.count, nameBytes: names.reduce(0) { $0 + $1.utf8.count }))
     }
 
     func fetchModifySave(_ store: StoreURL) throws -> Sample {
@@ -145,27 +174,6 @@ struct ContextWay: Way {
         let mergeTime = seconds(since: mergeStart)
         return (Sample(seconds: commitTime, check: Checksum(count: changed)),
                 Sample(seconds: mergeTime, check: Self.checksum(held)))
-    }
-}
-
-/// ManagedRecord through the class-level helpers (`import ManagedRecord`: `Employee.fetchAll()`,
-/// `Employee.commit()`, ...). Not written yet: each workload is one function to fill in.
-struct ClassHelpersWay: Way {
-    let name = "MR helpers"
-    let key = "helpers"
-    static let reason = "class-level helpers (Employee.fetchAll() ...) not written yet"
-
-    func insert(_ store: StoreURL, _ data: Dataset) throws -> Sample { throw Unavailable(reason: Self.reason) }
-    func fetchAll(_ store: StoreURL) throws -> Sample { throw Unavailable(reason: Self.reason) }
-    func predicateFetch(_ store: StoreURL) throws -> Sample { throw Unavailable(reason: Self.reason) }
-    func predicateCount(_ store: StoreURL) throws -> Sample { throw Unavailable(reason: Self.reason) }
-    func averageSalary(_ store: StoreURL) throws -> Sample { throw Unavailable(reason: Self.reason) }
-    func distinctLastNames(_ store: StoreURL) throws -> Sample { throw Unavailable(reason: Self.reason) }
-    func fetchModifySave(_ store: StoreURL) throws -> Sample { throw Unavailable(reason: Self.reason) }
-    func deleteAll(_ store: StoreURL) throws -> Sample { throw Unavailable(reason: Self.reason) }
-    func traverse(_ store: StoreURL) throws -> Sample { throw Unavailable(reason: Self.reason) }
-    func backgroundChangeAndMerge(_ store: StoreURL, count: Int) throws -> (commit: Sample, merge: Sample) {
-        throw Unavailable(reason: Self.reason)
     }
 }
 

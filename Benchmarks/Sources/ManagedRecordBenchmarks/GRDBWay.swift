@@ -86,7 +86,7 @@ struct GRDBWay: Way {
     let entities: EntityNumbers
 
     static let condition = EmployeeRecord.filter(sql: PredicateWorkload.sqlCondition,
-                                                 arguments: [PredicateWorkload.minimumAge, PredicateWorkload.globPattern])
+                                                 arguments: [PredicateWorkload.minimumAge, PredicateWorkload.lastNamePrefix])
 
     func open(_ store: StoreURL) throws -> DatabaseQueue {
         var configuration = Configuration()
@@ -184,7 +184,7 @@ struct GRDBWay: Way {
     func distinctLastNames(_ store: StoreURL) throws -> Sample {
         let queue = try open(store)
         let start = now()
-        let names = try queue.read { db in try String.fetchAll(db, EmployeeRecord.select(Column("ZLASTNAME")).distinct()) }
+        let names = try queue.read { db in try String.fetchAll(db, EmployeeRecord.select(Column("ZLASTNAME")).filter(Column("ZLASTNAME") != nil).distinct().order(Column("ZLASTNAME"))) }
         let time = seconds(since: start)
         return Sample(seconds: time, check: Checksum(count: names.count, nameBytes: names.reduce(0) { $0 + $1.utf8.count }))
     }

@@ -119,7 +119,7 @@ struct RawWay: Way {
         let start = now()
         let statement = try db.prepare("\(Self.selectEmployees) WHERE \(PredicateWorkload.sqlCondition)")
         statement.bind(Int64(PredicateWorkload.minimumAge), 1)
-        statement.bind(PredicateWorkload.globPattern, 2)
+        statement.bind(PredicateWorkload.lastNamePrefix, 2)
         var rows: [RawEmployee] = []
         while try statement.step() { rows.append(Self.read(statement)) }
         var sink = 0
@@ -135,7 +135,7 @@ struct RawWay: Way {
         let start = now()
         let statement = try db.prepare("SELECT COUNT(*) FROM ZEMPLOYEE WHERE \(PredicateWorkload.sqlCondition)")
         statement.bind(Int64(PredicateWorkload.minimumAge), 1)
-        statement.bind(PredicateWorkload.globPattern, 2)
+        statement.bind(PredicateWorkload.lastNamePrefix, 2)
         let count = try statement.step() ? Int(statement.int64(0)) : -1
         let time = seconds(since: start)
         return Sample(seconds: time, check: Checksum(count: count))
@@ -154,7 +154,7 @@ struct RawWay: Way {
         let db = try RawDatabase(path: store.path)
         _ = try db.int64("SELECT count(*) FROM Z_PRIMARYKEY")
         let start = now()
-        let statement = try db.prepare("SELECT DISTINCT ZLASTNAME FROM ZEMPLOYEE")
+        let statement = try db.prepare("SELECT DISTINCT ZLASTNAME AS value FROM ZEMPLOYEE WHERE value IS NOT NULL ORDER BY value")
         var names: [String] = []
         while try statement.step() { names.append(statement.text(0)) }
         let time = seconds(since: start)

@@ -20,7 +20,7 @@ protocol Way {
     func predicateCount(_ store: StoreURL) throws -> Sample
     /// 5. Average salary of all employees.
     func averageSalary(_ store: StoreURL) throws -> Sample
-    /// 6. Distinct last names of all employees.
+    /// 6. Distinct last names of all employees, in ascending order (as the library returns them).
     func distinctLastNames(_ store: StoreURL) throws -> Sample
     /// 7. Fetch all, add 1 to every salary, save.
     func fetchModifySave(_ store: StoreURL) throws -> Sample
@@ -44,9 +44,10 @@ struct StoreURL {
 enum PredicateWorkload {
     static let minimumAge = 40
     static let lastNamePrefix = "S"
-    /// SQL: `BEGINSWITH` is case-sensitive, so GLOB (not LIKE, which ignores ASCII case).
-    static let sqlCondition = "ZAGE > ? AND ZLASTNAME GLOB ?"
-    static let globPattern = "S*"
+    /// The SQL the library compiles `age > %@ AND lastName BEGINSWITH %@` to (case-sensitive
+    /// prefix test with `substr`, not `LIKE`, which ignores ASCII case).
+    static let sqlCondition = "ZAGE > ? AND substr(ZLASTNAME, 1, 1) = ?"
+    static let format = "age > %@ AND lastName BEGINSWITH %@"
     static func matches(_ e: EmployeeData) -> Bool { e.age > minimumAge && e.lastName.hasPrefix(lastNamePrefix) }
 }
 
