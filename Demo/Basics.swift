@@ -110,6 +110,18 @@ func basics(storeURL: URL) throws -> URL {
     say("after rollback(): John is \(john.fullName), Jane deleted = \(jane.isDeleted), Temp in a context = \(temp.managedObjectContext != nil)")
     expect(john.lastName == "Smith" && !jane.isDeleted && temp.managedObjectContext == nil, "rollback restores the saved state")
 
+    step("Undo: with an undo stack, changes can be reverted one group at a time.")
+    context.undoStack = UndoStack()
+    john.salary = 60_000
+    context.processPendingChanges()      // closes an undo group (fetch and save do too)
+    john.salary = 65_000
+    context.undo()
+    say("salary set to 60000, then to 65000; undo() -> \(john.salary)")
+    context.undo()
+    say("undo() again -> \(john.salary), the saved value; hasChanges = \(context.hasChanges)")
+    expect(john.salary == 55_000, "two undos return to the saved salary")
+    context.undoStack = nil
+
     return john.objectID.uriRepresentation
 }
 

@@ -82,6 +82,9 @@ func reading(storeURL: URL, johnURI: URL) throws {
     let managers = try context.count(for: FetchRequest<Manager>())
     say("employees including managers: \(total); without the sub-entity: \(plain); managers: \(managers)")
     expect(total == plain + managers, "Employee fetches include Managers unless told otherwise")
+    let meanAge = try context.aggregate(.average, of: "age", for: FetchRequest<Employee>()) ?? 0
+    let lastNames = try context.distinctValues(of: "lastName", as: String.self, for: FetchRequest<Employee>())
+    say("average age \(meanAge) and the distinct last names \(lastNames): one SQL statement each")
 
     step("Key-based access, for entities known only by name (as with a model file from Xcode).")
     var generic = FetchRequest<ManagedObject>(entityName: "Employee")
