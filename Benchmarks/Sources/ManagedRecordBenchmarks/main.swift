@@ -65,6 +65,8 @@ do {
     print("- machine: \(ProcessInfo.processInfo.activeProcessorCount) cores (nproc), \(Machine.memory) memory, \(Machine.cpu)")
     print("- SQLite \(Machine.sqliteVersion); stores in WAL mode, synchronous=NORMAL, a new temporary store per way")
     print("- command: swift run -c release ManagedRecordBenchmarks \(CommandLine.arguments.dropFirst().joined(separator: " "))")
+    print("- times: \(usesWallClock ? "wall-clock time" : "CPU time of the process (user + system), so that other load on the machine does not count; --wall-clock for elapsed time")")
+    print("- load average at start: \(loadAverage)")
     print("- \(n) objects, median of \(options.runs) runs after \(options.warmup) warm-up run(s); results checked equal across ways")
     print("")
 
@@ -190,6 +192,7 @@ do {
                          size, insert[0], insert[1], insert[1] / insert[0], fetch[0], fetch[1], fetch[1] / fetch[0]))
         }
     }
+    print("\nLoad average at the end: \(loadAverage)")
     print("\nPeak memory of the whole run (VmHWM): \(formatBytes(procStatus("VmHWM")))")
     print("Total wall time: \(formatTime(Date().timeIntervalSince(startDate)))")
 } catch let mismatch as MismatchError {
