@@ -33,7 +33,7 @@ final class QManager: QEmployee {
 
 final class QProject: ManagedObject {
     @Attribute var title: String = ""
-    @Relationship(inverse: \QEmployee.$projects) var members: Set<QEmployee>
+    @Relationship(inverse: \QEmployee.$projects, deleteRule: .deny) var members: Set<QEmployee>
 }
 
 /// Records SQL statements (thread-safe).
