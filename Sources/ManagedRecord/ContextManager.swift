@@ -146,6 +146,9 @@ public final class ContextManager: @unchecked Sendable {  // mutable state behin
         try lock.withLock {
             mainContext = nil
             generation += 1
+            // Every connection closes before the files go: contexts still alive on other
+            // threads get a `.closed` error instead of reading a recycled file.
+            container.persistentStoreCoordinator.close()
             if let url = container.storeURL {
                 for suffix in ["", "-wal", "-shm"] {
                     let file = URL(fileURLWithPath: url.path + suffix)

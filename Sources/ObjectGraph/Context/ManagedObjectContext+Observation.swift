@@ -21,6 +21,7 @@ extension ManagedObjectContext {
         willAccess()
         nextObserverToken += 1
         observers[event, default: []].append((nextObserverToken, block))
+        observesObjectChanges = !(observers[.objectsDidChange]?.isEmpty ?? true)
         return ObserverToken(event: event, value: nextObserverToken)
     }
 
@@ -28,6 +29,7 @@ extension ManagedObjectContext {
     public func removeObserver(_ token: ObserverToken) {
         willAccess()
         observers[token.event]?.removeAll { $0.token == token.value }
+        observesObjectChanges = !(observers[.objectsDidChange]?.isEmpty ?? true)
     }
 
     /// Announces the in-memory changes made since the last announcement to
@@ -57,7 +59,7 @@ extension ManagedObjectContext {
         return changes
     }
 
-    var isObservingObjectChanges: Bool { !(observers[.objectsDidChange]?.isEmpty ?? true) }
+    var isObservingObjectChanges: Bool { observesObjectChanges }
 
     func noteChange(inserted object: ManagedObject) {
         objectsDidChangePending = true

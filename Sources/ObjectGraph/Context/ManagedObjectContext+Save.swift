@@ -38,15 +38,8 @@ extension ManagedObjectContext {
     private func validate(inserted: [ManagedObject], updated: Set<ManagedObject>, deleted: [ManagedObject]) throws {
         var problems: [ValidationError.Problem] = []
         func check(_ object: ManagedObject, _ hook: () throws -> Void) {
-            for attribute in object.entity.attributes where !attribute.isOptional && !attribute.isTransient {
-                if object.values[attribute.slot].isNull {
-                    problems.append(.init(object, key: attribute.name, "\(attribute.name) is required but is nil"))
-                }
-            }
-            for relationship in object.entity.relationships where !relationship.isOptional && !relationship.isToMany {
-                if object.values[relationship.slot].isNull {
-                    problems.append(.init(object, key: relationship.name, "\(relationship.name) is required but is nil"))
-                }
+            for property in object.entity.requiredProperties where object.values[property.slot].isNull {
+                problems.append(.init(object, key: property.name, "\(property.name) is required but is nil"))
             }
             record(object, hook)
         }
@@ -62,7 +55,7 @@ extension ManagedObjectContext {
         for object in inserted { check(object) { try object.validateForInsert() } }
         for object in updated { check(object) { try object.validateForUpdate() } }
         for object in deleted {
-            for relationship in object.entity.relationships where relationship.deleteRule == .deny {
+            for relationship in object.entity.denyRelationships {
                 let live = object.relatedIDs(relationship, in: self).filter { registered[$0]?.takeUnretainedValue().isDeleted != true }
                 if !live.isEmpty {
                     problems.append(.init(object, key: relationship.name,
@@ -149,12 +142,10 @@ extension ManagedObjectContext {
     /// A row as other contexts should see it: to-many slots left to load on demand,
     /// transient attributes at their defaults.
     func storedRow(_ values: ContiguousArray<SlotValue>, _ entity: EntityDescription) -> ContiguousArray<SlotValue> {
-        var stored = values
         let mapping = persistentStoreCoordinator.mapping(for: entity)
-        for slot in stored.indices {
-            if case .objects = stored[slot] { stored[slot] = .unloaded }
-            if let transient = mapping.transientDefaults[slot] { stored[slot] = transient }
-        }
+        guard !mapping.unstoredSlots.isEmpty else { return values }
+        var stored = values
+        for slot in mapping.unstoredSlots { stored[slot] = mapping.readTemplate[slot] }
         return stored
     }
 }

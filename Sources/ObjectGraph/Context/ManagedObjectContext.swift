@@ -61,6 +61,7 @@ public final class ManagedObjectContext: @unchecked Sendable {  // confined; see
 
     var observers: [ContextEvent: [(token: Int, block: (ContextChanges) -> Void)]] = [:]
     var nextObserverToken = 0
+    var observesObjectChanges = false
     /// Changes not yet announced with `objectsDidChange` (tracked only while observed).
     var unannounced = ContextChanges()
     var objectsDidChangePending = false

@@ -30,7 +30,13 @@ struct SaveTransaction {
         var outcome = Outcome()
         var keys: [ObjectID: Int64] = [:]
         try allocateKeys(&outcome, &keys)
-        for object in inserted { try insert(object, keys) }
+        var insertStatements: [ObjectIdentifier: SQLiteStatement] = [:]
+        for object in inserted {
+            let key = ObjectIdentifier(object.entity)
+            let statement = try insertStatements[key] ?? connection.prepare(layout.mappings[object.entity.index].insertSQL)
+            insertStatements[key] = statement
+            try insert(object, statement, keys)
+        }
         var conflicts: [MergeConflictError.Conflict] = []
         for object in updated { try update(object, keys, &outcome, &conflicts) }
         for object in deleted { try delete(object, &conflicts) }
@@ -64,9 +70,8 @@ struct SaveTransaction {
 
     // MARK: Rows
 
-    private func insert(_ object: ManagedObject, _ keys: [ObjectID: Int64]) throws {
+    private func insert(_ object: ManagedObject, _ statement: SQLiteStatement, _ keys: [ObjectID: Int64]) throws {
         let mapping = layout.mappings[object.entity.index]
-        let statement = try connection.prepare(mapping.insertSQL)
         defer { statement.reset() }
         try statement.bindInt64(keys[object.objectID]!, at: 0)
         try statement.bindInt64(mapping.entityNumber, at: 1)

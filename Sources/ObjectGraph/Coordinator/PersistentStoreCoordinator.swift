@@ -46,6 +46,7 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {  // mutable
 
     /// Runs `body` on a reader connection (under the write lock for an in-memory store).
     func read<T>(_ body: (SQLiteConnection) throws -> T) throws -> T {
+        if store.isClosed { throw closedError }
         if store.isInMemory { return try writeLock.withLock { try body(store.writer) } }
         return try store.withReaderConnection(body)
     }
@@ -53,8 +54,20 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {  // mutable
     /// Runs `body` in a write transaction on the single writer connection.
     func write<T>(_ body: (SQLiteConnection) throws -> T) throws -> T {
         try writeLock.withLock {
-            try store.writer.writeTransaction { try body(store.writer) }
+            if store.isClosed { throw closedError }
+            return try store.writer.writeTransaction { try body(store.writer) }
         }
+    }
+
+    private var closedError: StoreError {
+        StoreError(.closed, url: store.url, "the store was closed (or deleted); open it again")
+    }
+
+    /// Closes the store's connections once the saves under way finish. Every later fetch or
+    /// save through this coordinator throws ``StoreError`` `.closed`. Call it before deleting
+    /// or replacing the store file: SQLite must not have a file open while it is unlinked.
+    public func close() {
+        writeLock.withLock { store.close() }
     }
 
     // MARK: Contexts

@@ -13,6 +13,8 @@ public struct StoreError: Error, CustomStringConvertible, Sendable {
         public static let incompatibleModel = Code(name: "incompatibleModel")
         /// The store or its folder cannot be created or written.
         public static let cannotOpen = Code(name: "cannotOpen")
+        /// The store was closed (or deleted) and can no longer be used.
+        public static let closed = Code(name: "closed")
         /// The store's metadata cannot be read.
         public static let corruptMetadata = Code(name: "corruptMetadata")
         public var description: String { name }

@@ -61,9 +61,13 @@ public final class EntityDescription: @unchecked Sendable, Hashable, CustomStrin
     static let prototypeEntity = EntityDescription(name: "(prototype)", managedClass: ManagedObject.self)
 
     /// Attributes, including inherited ones.
-    public var attributes: [AttributeDescription] { properties.compactMap { $0 as? AttributeDescription } }
+    public internal(set) var attributes: [AttributeDescription] = []
     /// Relationships, including inherited ones.
-    public var relationships: [RelationshipDescription] { properties.compactMap { $0 as? RelationshipDescription } }
+    public internal(set) var relationships: [RelationshipDescription] = []
+    /// Properties a save requires a value for (non-optional, stored).
+    var requiredProperties: [PropertyDescription] = []
+    /// Relationships with the deny delete rule.
+    var denyRelationships: [RelationshipDescription] = []
     /// The property named `name`, inherited or own.
     public func property(named name: String) -> PropertyDescription? { propertiesByName[name] }
 

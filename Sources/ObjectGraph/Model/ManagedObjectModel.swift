@@ -139,6 +139,13 @@ public final class ManagedObjectModel: @unchecked Sendable {  // immutable after
             }
         }
         entity.properties = properties
+        entity.attributes = properties.compactMap { $0 as? AttributeDescription }
+        entity.relationships = properties.compactMap { $0 as? RelationshipDescription }
+        entity.requiredProperties = properties.filter { property in
+            guard !property.isOptional, !property.isTransient else { return false }
+            return (property as? RelationshipDescription)?.isToMany != true
+        }
+        entity.denyRelationships = entity.relationships.filter { $0.deleteRule == .deny }
         for property in properties { entity.propertiesByName[property.name] = property }
         entity.attributeAtSlot = properties.map { $0 as? AttributeDescription }
         entity.relationshipAtSlot = properties.map { $0 as? RelationshipDescription }

@@ -30,13 +30,27 @@ final class SQLiteConnection {
         registerFunctions()
     }
 
+    private(set) var isClosed = false
+
     deinit {
+        close()
+    }
+
+    /// Finalizes every cached statement and closes the connection; later uses throw.
+    func close() {
+        guard !isClosed else { return }
+        isClosed = true
         statements.removeAll()
         sqlite3_close_v2(handle)
     }
 
+    private func checkOpen(_ sql: String) throws {
+        if isClosed { throw SQLiteError(code: SQLITE_MISUSE, message: "the connection to \(path) is closed", sql: sql) }
+    }
+
     /// A cached prepared statement for `sql`, reset and with bindings cleared.
     func prepare(_ sql: String) throws -> SQLiteStatement {
+        try checkOpen(sql)
         trace?(sql)
         if let statement = statements[sql] {
             return statement
@@ -48,6 +62,7 @@ final class SQLiteConnection {
 
     /// Runs one or more statements that take no parameters and return no rows.
     func execute(_ sql: String) throws {
+        try checkOpen(sql)
         trace?(sql)
         var errorMessage: UnsafeMutablePointer<CChar>?
         let code = sqlite3_exec(handle, sql, nil, nil, &errorMessage)

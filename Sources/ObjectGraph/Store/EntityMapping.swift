@@ -65,6 +65,48 @@ final class EntityMapping {
     var joinTableBySlot: [JoinTableMapping?]
     /// `Z_FOK_<INVERSE>` column on the destination table of an ordered one-to-many slot.
     var orderColumnBySlot: [String?]
+    /// One column to read into a slot: an attribute of `type`, or (with a `destination`) a
+    /// to-one foreign key whose concrete entity may come from `entityColumn`.
+    struct ReadStep {
+        var slot: Int
+        var column: Int32
+        var type: AttributeType
+        var entityColumn: Int32
+        var destination: EntityDescription?
+    }
+
+    /// Slots a row does not hold (to-many, transient): as `readTemplate` has them.
+    var unstoredSlots: [Int] = []
+    /// The stored columns of a row, in slot order.
+    var readPlan: [ReadStep] = []
+    /// A fetched object's values before its columns are read: nil, unloaded to-many
+    /// relationships, transient defaults.
+    var readTemplate: ContiguousArray<SlotValue> = []
+
+    func buildReadPlan() {
+        readPlan = []
+        unstoredSlots = []
+        readTemplate = ContiguousArray(repeating: .null, count: columnBySlot.count)
+        for slot in columnBySlot.indices {
+            if let relationship = entity.relationshipAtSlot[slot], relationship.isToMany {
+                readTemplate[slot] = .unloaded
+                unstoredSlots.append(slot)
+            }
+            if let transient = transientDefaults[slot] {
+                readTemplate[slot] = transient
+                unstoredSlots.append(slot)
+            }
+            let index = readIndexBySlot[slot]
+            guard index >= 0 else { continue }
+            if let attribute = entity.attributeAtSlot[slot] {
+                readPlan.append(ReadStep(slot: slot, column: index, type: attribute.attributeType, entityColumn: -1, destination: nil))
+            } else if let relationship = entity.relationshipAtSlot[slot] {
+                readPlan.append(ReadStep(slot: slot, column: index, type: .integer64, entityColumn: readEntityIndexBySlot[slot],
+                                         destination: relationship.destinationEntity))
+            }
+        }
+    }
+
     /// Values given to transient attributes of fetched objects (each default evaluated once).
     var transientDefaults: [Int: SlotValue] = [:]
     /// Slots written by INSERT, in bind order after `Z_PK, Z_ENT, Z_OPT`.

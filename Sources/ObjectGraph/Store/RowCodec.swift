@@ -19,37 +19,37 @@ struct RowCodec {
     @inline(__always)
     func decode(_ statement: SQLiteStatement, offset: Int32 = 0) -> Row? {
         let pk = statement.int64(offset)
-        let number = statement.int64(offset + 1)
-        guard let entity = layout.entitiesByNumber[number] else { return nil }
+        let number = Int(statement.int64(offset + 1))
+        let byNumber = layout.entityByNumber
+        guard number >= 0, number < byNumber.count, let entity = byNumber[number] else { return nil }
         let mapping = layout.mappings[entity.index]
-        let properties = entity.properties
-        var values = ContiguousArray<SlotValue>(repeating: .null, count: properties.count)
-        for slot in 0..<properties.count {
-            let index = mapping.readIndexBySlot[slot]
-            if index < 0 {
-                if entity.attributeAtSlot[slot] != nil {
-                    values[slot] = mapping.transientDefaults[slot] ?? .null
-                } else if entity.relationshipAtSlot[slot]!.isToMany {
-                    values[slot] = .unloaded
-                }
-                continue
-            }
-            let column = offset + index
+        var values = mapping.readTemplate
+        let plan = mapping.readPlan
+        var index = 0
+        while index < plan.count {
+            let step = plan[index]
+            index += 1
+            let column = offset + step.column
             if statement.isNull(column) { continue }
-            if let attribute = entity.attributeAtSlot[slot] {
-                values[slot] = Self.read(attribute.attributeType, statement, column)
+            if let destination = step.destination {
+                values[step.slot] = .object(ObjectID(entity: concreteEntity(destination, step, statement, offset, byNumber),
+                                                     store: store, primaryKey: statement.int64(column)))
             } else {
-                let relationship = entity.relationshipAtSlot[slot]!
-                var destination = relationship.destinationEntity!
-                let entityIndex = mapping.readEntityIndexBySlot[slot]
-                if entityIndex >= 0, !statement.isNull(offset + entityIndex),
-                   let concrete = layout.entitiesByNumber[statement.int64(offset + entityIndex)] {
-                    destination = concrete
-                }
-                values[slot] = .object(ObjectID(entity: destination, store: store, primaryKey: statement.int64(column)))
+                values[step.slot] = Self.read(step.type, statement, column)
             }
         }
         return Row(id: ObjectID(entity: entity, store: store, primaryKey: pk), version: statement.int64(offset + 2), values: values)
+    }
+
+    /// The destination entity of a to-one: from its `Z<n>_` column when the destination
+    /// has sub-entities, else the declared one.
+    @inline(__always)
+    private func concreteEntity(_ declared: EntityDescription, _ step: EntityMapping.ReadStep, _ statement: SQLiteStatement,
+                                _ offset: Int32, _ byNumber: [EntityDescription?]) -> EntityDescription {
+        guard step.entityColumn >= 0, !statement.isNull(offset + step.entityColumn) else { return declared }
+        let number = Int(statement.int64(offset + step.entityColumn))
+        guard number >= 0, number < byNumber.count, let concrete = byNumber[number] else { return declared }
+        return concrete
     }
 
     @inline(__always)

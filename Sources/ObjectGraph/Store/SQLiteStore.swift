@@ -22,6 +22,18 @@ final class SQLiteStore {
     }
 
     var isInMemory: Bool { url == nil }
+    private(set) var isClosed = false
+
+    /// Closes the writer and every reader; later uses throw. A reader in use is closed
+    /// when it comes back.
+    func close() {
+        isClosed = true
+        writer.close()
+        readerLock.withLock {
+            for reader in idleReaders { reader.close() }
+            idleReaders.removeAll()
+        }
+    }
 
     /// Opens the store at `url` (creating it and its folder when missing), or an in-memory
     /// store when `url` is nil. Adds what a newer model needs (new entities, attributes and
@@ -89,7 +101,11 @@ final class SQLiteStore {
             }
         }
         reader.trace = trace
-        defer { readerLock.withLock { idleReaders.append(reader) } }
+        defer {
+            readerLock.withLock {
+                if isClosed { reader.close() } else { idleReaders.append(reader) }
+            }
+        }
         return try body(reader)
     }
 
@@ -178,8 +194,8 @@ final class SQLiteStore {
             }
             if existing.isEmpty || !additions.isEmpty { additions += layout.indexStatements(for: table) }
         }
-        for (join, ownerColumn, memberColumn) in layout.joinTables where try !writer.tableExists(join.name) {
-            additions += layout.joinTableStatements(join, ownerColumn, memberColumn)
+        for (join, ownerColumn, memberColumn, orderColumns) in layout.joinTables where try !writer.tableExists(join.name) {
+            additions += layout.joinTableStatements(join, ownerColumn, memberColumn, orderColumns)
         }
         guard problems.isEmpty else {
             throw StoreError(.incompatibleModel, url: url, "the store does not fit the model: \(problems.joined(separator: "; "))")

@@ -14,7 +14,10 @@ struct StoreLayout {
     /// `Z_ENT` by entity name, and back.
     let numbers: [String: Int64]
     let entitiesByNumber: [Int64: EntityDescription]
-    private(set) var joinTables: [(JoinTableMapping, ownerColumn: String, memberColumn: String)] = []
+    /// Entities indexed by `Z_ENT`, for reading rows without hashing.
+    let entityByNumber: [EntityDescription?]
+    /// Each join table once: its naming side's mapping, its two key columns, its order columns.
+    private(set) var joinTables: [(JoinTableMapping, ownerColumn: String, memberColumn: String, orderColumns: [String])] = []
 
     /// Core Data's numbering: roots alphabetically, each followed by its sub-entities.
     static func defaultNumbers(for model: ManagedObjectModel) -> [String: Int64] {
@@ -29,6 +32,9 @@ struct StoreLayout {
         var byNumber: [Int64: EntityDescription] = [:]
         for entity in model.entities { byNumber[numbers[entity.name]!] = entity }
         entitiesByNumber = byNumber
+        var indexed = [EntityDescription?](repeating: nil, count: Int(byNumber.keys.max() ?? 0) + 1)
+        for (number, entity) in byNumber { indexed[Int(number)] = entity }
+        entityByNumber = indexed
 
         var tables: [ObjectIdentifier: TableMapping] = [:]
         var mappings: [EntityMapping] = []
@@ -46,7 +52,10 @@ struct StoreLayout {
         for table in self.tables { addColumns(of: table) }
         addRelationshipStorage()
         for table in self.tables { table.finish() }
-        for mapping in mappings { Self.buildInsert(mapping) }
+        for mapping in mappings {
+            Self.buildInsert(mapping)
+            mapping.buildReadPlan()
+        }
     }
 
     /// Adds every stored property of a table's entities as a column, Core Data's order.
@@ -127,16 +136,22 @@ struct StoreLayout {
                 let table = "Z_\(owner)\(primary.name.uppercased())"
                 let memberColumn = "Z_\(numbers[primary.destinationEntity.name]!)\(primary.name.uppercased())"
                 let ownerColumn = "Z_\(owner)\((other?.name ?? primary.entity.name).uppercased())"
+                // The ordered side (if exactly one is ordered) writes the rows, so its order is
+                // kept in a Z_FOK_ column; otherwise the side that names the table writes.
+                let primaryWrites = primary.isOrdered || !(other?.isOrdered ?? false)
                 let primaryJoin = JoinTableMapping(name: table, ownerColumn: ownerColumn, memberColumn: memberColumn,
                                                    orderColumn: primary.isOrdered ? "Z_FOK_" + memberColumn.dropFirst(2) : nil,
-                                                   isWritingSide: true)
+                                                   isWritingSide: primaryWrites)
                 for mapping in mappingsHaving(primary) { mapping.joinTableBySlot[primary.slot] = primaryJoin }
-                joinTables.append((primaryJoin, ownerColumn, memberColumn))
+                var orderColumns = primaryJoin.orderColumn.map { [$0] } ?? []
                 if let other {
                     let otherJoin = JoinTableMapping(name: table, ownerColumn: memberColumn, memberColumn: ownerColumn,
-                                                     orderColumn: nil, isWritingSide: false)
+                                                     orderColumn: other.isOrdered ? "Z_FOK_" + ownerColumn.dropFirst(2) : nil,
+                                                     isWritingSide: !primaryWrites)
                     for mapping in mappingsHaving(other) { mapping.joinTableBySlot[other.slot] = otherJoin }
+                    if let order = otherJoin.orderColumn { orderColumns.append(order) }
                 }
+                joinTables.append((primaryJoin, ownerColumn, memberColumn, orderColumns))
             }
         }
     }
@@ -171,8 +186,8 @@ struct StoreLayout {
             statements.append("CREATE TABLE \(table.name) ( \(columns.joined(separator: ", ")) )")
             statements += indexStatements(for: table)
         }
-        for (join, ownerColumn, memberColumn) in joinTables {
-            statements += joinTableStatements(join, ownerColumn, memberColumn)
+        for (join, ownerColumn, memberColumn, orderColumns) in joinTables {
+            statements += joinTableStatements(join, ownerColumn, memberColumn, orderColumns)
         }
         statements.append("CREATE TABLE Z_PRIMARYKEY (Z_ENT INTEGER PRIMARY KEY, Z_NAME VARCHAR, Z_SUPER INTEGER, Z_MAX INTEGER)")
         statements.append("CREATE TABLE Z_METADATA (Z_VERSION INTEGER PRIMARY KEY, Z_UUID VARCHAR(255), Z_PLIST BLOB)")
@@ -188,9 +203,8 @@ struct StoreLayout {
         return statements
     }
 
-    func joinTableStatements(_ join: JoinTableMapping, _ ownerColumn: String, _ memberColumn: String) -> [String] {
-        var columns = ["\(ownerColumn) INTEGER", "\(memberColumn) INTEGER"]
-        if let order = join.orderColumn { columns.append("\(order) INTEGER") }
+    func joinTableStatements(_ join: JoinTableMapping, _ ownerColumn: String, _ memberColumn: String, _ orderColumns: [String]) -> [String] {
+        let columns = ["\(ownerColumn) INTEGER", "\(memberColumn) INTEGER"] + orderColumns.map { "\($0) INTEGER" }
         return [
             "CREATE TABLE IF NOT EXISTS \(join.name) ( \(columns.joined(separator: ", ")), PRIMARY KEY (\(ownerColumn), \(memberColumn)) )",
             "CREATE INDEX IF NOT EXISTS \(join.name)_\(memberColumn)_INDEX ON \(join.name) (\(memberColumn), \(ownerColumn))",
