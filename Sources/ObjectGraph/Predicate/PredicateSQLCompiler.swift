@@ -111,10 +111,10 @@ struct PredicateSQLCompiler {
             return stringCall(StringComparison.Code(op)!, options, left, operand(rhs, aliases))
         }
         if case .constant(let value) = rhs {
-            switch (op, value) {
-            case (.equal, .null): return "\(left) IS NULL"
-            case (.notEqual, .null): return "\(left) IS NOT NULL"
-            case (.beginsWith, .text(let text)), (.endsWith, .text(let text)), (.contains, .text(let text)):
+            if value.isNull && op == .equal { return "\(left) IS NULL" }
+            if value.isNull && op == .notEqual { return "\(left) IS NOT NULL" }
+            // substr and length stop at a NUL: such text goes through og_str.
+            if case .text(let text) = value, !text.unicodeScalars.contains("\0"), op == .beginsWith || op == .endsWith || op == .contains {
                 let length = text.unicodeScalars.count
                 if length == 0 { return "\(left) IS NOT NULL" }
                 switch op {
@@ -122,7 +122,6 @@ struct PredicateSQLCompiler {
                 case .endsWith: return "substr(\(left), -\(length)) = \(bind(value))"
                 default: return "instr(\(left), \(bind(value))) > 0"
                 }
-            default: break
             }
         }
         let right = operand(rhs, aliases)
