@@ -97,7 +97,7 @@ final class Runner {
             if result.reason == nil { result.medians = times.map(median) }
             results.append(result)
             let shown = result.medians.map { $0.map(formatTime).joined(separator: " / ") } ?? "n/a (\(result.reason ?? ""))"
-            log("  \(workload.number). \(way.name): \(shown)")
+            log("  \(workload.number). \(way.name): \(shown)   [VmRSS \(formatBytes(procStatus("VmRSS"))), VmHWM \(formatBytes(procStatus("VmHWM")))]")
         }
         try verify(workload, results)
         return results
