@@ -49,7 +49,10 @@ extension ManagedObjectContext {
         var result: SlotValue = .null
         try persistentStoreCoordinator.read { connection in
             try connection.query(sql, compiler.arguments + plan.arguments) { statement in
-                result = self.slotValue(statement, 0, kind: kind, path: path)
+                // An average is a fraction whatever the attribute's type (AVG gives a REAL).
+                result = function == .average
+                    ? (statement.isNull(0) ? .null : .double(statement.double(0)))
+                    : self.slotValue(statement, 0, kind: kind, path: path)
             }
         }
         return result

@@ -1,0 +1,134 @@
+import Foundation
+import ObjectGraph
+
+/// RHManagedObject's fetching helpers. Every `where:` takes a format string with its
+/// arguments (`"age > %@", 40`) or a typed ``FetchPredicate`` (`\Employee.$age > 40`).
+extension Record where Self: ManagedObject {
+    /// A fetch request for the entity with `predicate`, sort keys and a limit.
+    public static func fetchRequest(where predicate: FetchPredicate?, sortedBy sortKeys: [SortKey] = [], limit: Int = 0) -> FetchRequest<Self> {
+        var request = fetchRequest(sortedBy: sortKeys, limit: limit)
+        request.predicate = predicate
+        return request
+    }
+
+    // MARK: Fetch
+
+    /// The objects matching `format` (with `arguments`), sorted and limited.
+    ///
+    /// ```swift
+    /// let page = try Employee.fetch(where: "age > %@", 30, sortedBy: [SortKey("lastName")], limit: 5)
+    /// ```
+    ///
+    /// - Throws: ``FetchPredicateError`` for a malformed format, an unknown key or a type
+    ///   mismatch; nothing reaches the store then.
+    public static func fetch(where format: String, _ arguments: Any?..., sortedBy sortKeys: [SortKey] = [], limit: Int = 0) throws -> [Self] {
+        try fetch(where: FetchPredicate(format, argumentArray: arguments), sortedBy: sortKeys, limit: limit)
+    }
+
+    /// The objects matching `predicate`, sorted and limited.
+    public static func fetch(where predicate: FetchPredicate, sortedBy sortKeys: [SortKey] = [], limit: Int = 0) throws -> [Self] {
+        try contextForCurrentThread.fetch(fetchRequest(where: predicate, sortedBy: sortKeys, limit: limit))
+    }
+
+    /// The first object matching `format` in `sortKeys` order, or nil (a fetch limited to one).
+    public static func get(where format: String, _ arguments: Any?..., sortedBy sortKeys: [SortKey] = []) throws -> Self? {
+        try get(where: FetchPredicate(format, argumentArray: arguments), sortedBy: sortKeys)
+    }
+
+    /// The first object matching `predicate` in `sortKeys` order, or nil.
+    public static func get(where predicate: FetchPredicate, sortedBy sortKeys: [SortKey] = []) throws -> Self? {
+        try fetch(where: predicate, sortedBy: sortKeys, limit: 1).first
+    }
+
+    /// The first object matching `format`, or a new one inserted when none matches.
+    public static func newOrExistingEntity(where format: String, _ arguments: Any?...) throws -> Self {
+        try newOrExistingEntity(where: FetchPredicate(format, argumentArray: arguments))
+    }
+
+    /// The first object matching `predicate`, or a new one inserted when none matches.
+    public static func newOrExistingEntity(where predicate: FetchPredicate) throws -> Self {
+        try get(where: predicate) ?? newEntity()
+    }
+
+    /// The objects matching `predicate` (all when nil), keyed by the value of `key`; objects
+    /// whose key is nil are left out, and a later object with the same key replaces an
+    /// earlier one.
+    ///
+    /// ```swift
+    /// let byBadge = try Employee.fetchDictionary(keyedBy: "badge")   // [AnyHashable: Employee]
+    /// ```
+    ///
+    /// - Throws: ``KeyValueError`` when `key` is not a property of the entity, ``RecordError``
+    ///   when its values are not `Hashable`.
+    public static func fetchDictionary(keyedBy key: String, where predicate: FetchPredicate? = nil,
+                                       sortedBy sortKeys: [SortKey] = []) throws -> [AnyHashable: Self] {
+        let objects = try contextForCurrentThread.fetch(fetchRequest(where: predicate, sortedBy: sortKeys))
+        var result: [AnyHashable: Self] = [:]
+        result.reserveCapacity(objects.count)
+        for object in objects {
+            guard let value = try object.value(forKey: key) else { continue }
+            guard let hashable = value as? AnyHashable else {
+                throw RecordError(objectID: object.objectID, message: "\(object.entity.name).\(key) holds a \(type(of: value)), which is not Hashable, so it cannot key a dictionary")
+            }
+            result[hashable] = object
+        }
+        return result
+    }
+
+    /// ``fetchDictionary(keyedBy:where:sortedBy:)`` with a format string.
+    public static func fetchDictionary(keyedBy key: String, where format: String, _ arguments: Any?...) throws -> [AnyHashable: Self] {
+        try fetchDictionary(keyedBy: key, where: FetchPredicate(format, argumentArray: arguments))
+    }
+
+    /// Fetches the objects matching `predicate` on a background context, off the calling
+    /// thread, and returns them in the caller's context.
+    public static func fetchInBackground(where predicate: FetchPredicate, sortedBy sortKeys: [SortKey] = [], limit: Int = 0) async throws -> [Self] {
+        try await fetchInBackground(request: fetchRequest(where: predicate, sortedBy: sortKeys, limit: limit))
+    }
+
+    // MARK: Questions the store answers
+
+    /// The number of objects matching `format` (one `SELECT COUNT(*)`; no object is made).
+    public static func count(where format: String, _ arguments: Any?...) throws -> Int {
+        try count(where: FetchPredicate(format, argumentArray: arguments))
+    }
+
+    /// The number of objects matching `predicate`.
+    public static func count(where predicate: FetchPredicate) throws -> Int {
+        try contextForCurrentThread.count(for: fetchRequest(where: predicate))
+    }
+
+    /// The distinct non-nil values of `attribute` among the objects matching `predicate`, in
+    /// ascending order, from one `SELECT DISTINCT`.
+    ///
+    /// ```swift
+    /// let lastNames = try Employee.distinctValues(of: "lastName", as: String.self)
+    /// ```
+    public static func distinctValues<V: AttributeValue>(of attribute: String, as type: V.Type,
+                                                         where predicate: FetchPredicate? = nil) throws -> [V] {
+        try contextForCurrentThread.distinctValues(of: attribute, as: type, for: fetchRequest(where: predicate))
+    }
+
+    /// ``distinctValues(of:as:where:)`` with a format string.
+    public static func distinctValues<V: AttributeValue>(of attribute: String, as type: V.Type,
+                                                         where format: String, _ arguments: Any?...) throws -> [V] {
+        try distinctValues(of: attribute, as: type, where: FetchPredicate(format, argumentArray: arguments))
+    }
+
+    /// `function` (`.average`, `.sum`, `.min`, `.max`, `.count`) of `attribute` over the
+    /// objects matching `predicate`, computed by SQLite. An average is a Double; nil (or
+    /// `defaultValue`) when no object matches.
+    ///
+    /// ```swift
+    /// let meanAge = try Employee.aggregate(.average, of: "age")
+    /// ```
+    public static func aggregate(_ function: AggregateFunction, of attribute: String, where predicate: FetchPredicate? = nil,
+                                 default defaultValue: Double? = nil) throws -> Double? {
+        try contextForCurrentThread.aggregate(function, of: attribute, for: fetchRequest(where: predicate)) ?? defaultValue
+    }
+
+    /// ``aggregate(_:of:where:default:)`` with a format string.
+    public static func aggregate(_ function: AggregateFunction, of attribute: String, where format: String, _ arguments: Any?...) throws -> Double? {
+        try aggregate(function, of: attribute, where: FetchPredicate(format, argumentArray: arguments))
+    }
+}
