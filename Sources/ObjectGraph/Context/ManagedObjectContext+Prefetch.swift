@@ -5,6 +5,11 @@ extension ManagedObjectContext {
     /// Loads the destinations of `keyPaths` (relationship names, or dotted paths such as
     /// `department.employees`) for `objects`: one query per relationship and level (per 500
     /// owners), never one per object.
+    ///
+    /// Destination rows go to the coordinator's row cache, so their faults fire without SQL
+    /// later; the fetched objects' to-many relationships are filled in. A to-many after a
+    /// to-one step (`department.employees`) is filled into the intermediate objects, which
+    /// keep it while something holds them.
     func prefetch(_ keyPaths: [String], for objects: [ManagedObject], entity: EntityDescription) throws {
         for keyPath in keyPaths {
             let steps = try PredicateBinder.relationshipPath(keyPath, on: entity)
@@ -17,13 +22,42 @@ extension ManagedObjectContext {
 
     /// Loads `relationship` for every owner that has it and returns the destinations.
     private func prefetch(_ relationship: RelationshipDescription, of owners: [ManagedObject]) throws -> [ManagedObject] {
-        let owners = owners.filter { $0.context === self && $0.entity.isKind(of: relationship.entity) }
+        var owners = owners.filter { $0.context === self && $0.entity.isKind(of: relationship.entity) }
+        let faults = OrderedSet(owners.lazy.filter(\.isFault).map(\.objectID))
+        if !faults.isEmpty {
+            _ = objects(with: faults)          // one query per 500, while `owners` holds them
+            for owner in owners where owner.isFault { fulfillFault(owner) }     // the rest from the row cache
+            owners = owners.filter { !$0.isFault && $0.context === self }
+        }
         guard !relationship.isToMany else { return try prefetchToMany(relationship, of: owners) }
         var ids = OrderedSet<ObjectID>()
+        var loaded: [ManagedObject] = []
         for owner in owners {
-            if case .object(let id) = owner.primitiveValue(slot: relationship.slot) { ids.append(id) }
+            guard case .object(let id) = owner.primitiveValue(slot: relationship.slot) else { continue }
+            if let object = registered[id]?.takeUnretainedValue(), !object.isFault {
+                loaded.append(object)
+            } else if !id.isTemporaryID {
+                ids.append(id)
+            }
         }
-        return ids.isEmpty ? [] : objects(with: ids)
+        let coordinator = persistentStoreCoordinator
+        let codec = coordinator.rowCodec
+        var cached: [(ObjectID, RowCache.Entry)] = []
+        for (root, group) in Dictionary(grouping: Array(ids), by: { ObjectIdentifier($0.entity.root) }).map({ ($0.value[0].entity.root, $0.value) }) {
+            let mapping = coordinator.mapping(for: root)
+            for chunk in group.chunks(500) {
+                let sql = "SELECT \(mapping.table.selectList) FROM \(mapping.table.name) t WHERE t.Z_PK IN (\(BatchDeleter.marks(chunk.count)))"
+                try coordinator.read { connection in
+                    try connection.query(sql, chunk.map { .integer($0.key) }) { statement in
+                        guard let row = codec.decode(statement) else { return }
+                        loaded.append(register(row))
+                        cached.append((row.id, RowCache.Entry(values: row.values, version: row.version)))
+                    }
+                }
+            }
+        }
+        coordinator.rowCache.store(cached)
+        return loaded
     }
 
     private func prefetchToMany(_ relationship: RelationshipDescription, of owners: [ManagedObject]) throws -> [ManagedObject] {
@@ -48,6 +82,7 @@ extension ManagedObjectContext {
             return loaded
         }
         var members: [Int64: OrderedSet<ObjectID>] = [:]
+        var cached: [(ObjectID, RowCache.Entry)] = []
         let codec = coordinator.rowCodec
         let width = Int32(destination.table.columns.count + 3)
         for start in stride(from: 0, to: unloaded.count, by: 500) {
@@ -60,9 +95,11 @@ extension ManagedObjectContext {
                     let object = register(row)
                     members[statement.int64(width), default: []].append(object.objectID)
                     loaded.append(object)
+                    cached.append((row.id, RowCache.Entry(values: row.values, version: row.version)))
                 }
             }
         }
+        coordinator.rowCache.store(cached)
         for owner in unloaded {
             let ids = members[owner.objectID.key] ?? []
             owner.values[relationship.slot] = .objects(ids)
