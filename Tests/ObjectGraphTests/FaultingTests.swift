@@ -108,4 +108,33 @@ final class FaultingTests: StoreTestCase {
         }
         XCTAssertTrue(differs)
     }
+
+    func testAToManyOfMoreThanFiveHundredMembersStillLoadsWithOneQuery() throws {
+        let uri = try seedDepartment(employees: 1_200)
+        let container = try makeContainer(Models.company)
+        let recorder = SQLRecorder(container.persistentStoreCoordinator)
+        let id = try XCTUnwrap(container.persistentStoreCoordinator.managedObjectID(forURIRepresentation: uri))
+        let sales = try object(Department.self, id, in: container.viewContext)
+        recorder.reset()
+        let employees = sales.employees
+        XCTAssertEqual(employees.count, 1_200)
+        XCTAssertEqual(Set(employees.map(\.firstName)).count, 1_200)
+        XCTAssertEqual(recorder.selects.count, 1, "\(recorder.selects.count) queries")
+    }
+
+    func testTouchingADeletedRowsFaultMarksItDeleted() throws {
+        let uri = try seedDepartment(employees: 0)
+        let container = try makeContainer(Models.company)
+        let id = try XCTUnwrap(container.persistentStoreCoordinator.managedObjectID(forURIRepresentation: uri))
+        let fault = container.viewContext.object(with: id)
+        let other = try makeContainer(Models.company)
+        other.viewContext.delete(try other.viewContext.existingObject(with: try translate(id, to: other)))
+        try other.viewContext.save()
+
+        XCTAssertTrue(fault.isFault)
+        _ = (fault as? Department)?.name
+        XCTAssertTrue(fault.isDeleted, "a fault whose row is gone turns into a deleted object")
+        XCTAssertNil(container.viewContext.registeredObject(for: id))
+        XCTAssertThrowsError(try container.viewContext.existingObject(with: id))
+    }
 }

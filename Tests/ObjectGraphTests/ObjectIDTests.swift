@@ -104,4 +104,20 @@ final class ObjectIDTests: StoreTestCase {
             XCTAssertEqual((error as? ContextError)?.code, .objectNotFound)
         }
     }
+
+    func testExistingObjectThrowsForATemporaryIDOfAnotherContext() throws {
+        let container = try makeContainer(Models.company)
+        let unsaved = Employee(context: container.viewContext)
+        let background = container.newBackgroundContext()
+        let id = unsaved.objectID
+        let code = background.performAndWait { () -> ContextError.Code? in
+            do {
+                _ = try background.existingObject(with: id)
+                return nil
+            } catch {
+                return (error as? ContextError)?.code
+            }
+        }
+        XCTAssertEqual(code, .foreignObjectID)
+    }
 }
