@@ -4,7 +4,7 @@ import ObjectGraph
 
 /// ManagedRecord through the class-level helpers of `import ManagedRecord` (`Employee.newEntity()`,
 /// `Employee.fetchAll()`, `Employee.commit()`, ...) on the hidden per-thread contexts. Each
-/// workload is one function; those whose helper is not written yet throw ``Unavailable``.
+/// workload is one function (a helper not written yet would throw ``Unavailable``).
 struct ClassHelpersWay: Way {
     let name = "MR helpers"
     let key = "helpers"
@@ -55,19 +55,42 @@ struct ClassHelpersWay: Way {
     }
 
     func predicateFetch(_ store: StoreURL) throws -> Sample {
-        throw Unavailable(reason: "class-level helper Employee.fetch(where:) not written yet")
+        try withStack(store) {
+            let start = now()
+            let employees = try Employee.fetch(where: PredicateWorkload.format, PredicateWorkload.minimumAge, PredicateWorkload.lastNamePrefix)
+            var sink = 0
+            for e in employees { ContextWay.touch(e, &sink) }
+            let time = seconds(since: start)
+            blackHole(sink)
+            return Sample(seconds: time, check: ContextWay.checksum(employees))
+        }
     }
 
     func predicateCount(_ store: StoreURL) throws -> Sample {
-        throw Unavailable(reason: "class-level helper Employee.count(where:) not written yet")
+        try withStack(store) {
+            let start = now()
+            let count = try Employee.count(where: PredicateWorkload.format, PredicateWorkload.minimumAge, PredicateWorkload.lastNamePrefix)
+            let time = seconds(since: start)
+            return Sample(seconds: time, check: Checksum(count: count))
+        }
     }
 
     func averageSalary(_ store: StoreURL) throws -> Sample {
-        throw Unavailable(reason: "class-level helper Employee.aggregate(_:of:) not written yet")
+        try withStack(store) {
+            let start = now()
+            let average = try Employee.aggregate(.average, of: "salary")
+            let time = seconds(since: start)
+            return Sample(seconds: time, check: Checksum(extra: average ?? .nan))
+        }
     }
 
     func distinctLastNames(_ store: StoreURL) throws -> Sample {
-        throw Unavailable(reason: "class-level helper Employee.distinctValues(of:as:) not written yet")
+        try withStack(store) {
+            let start = now()
+            let names = try Employee.distinctValues(of: "lastName", as: String.self)
+            let time = seconds(since: start)
+            return Sample(seconds: time, check: Checksum(count: names.count, nameBytes: names.reduce(0) { $0 + $1.utf8.count }))
+        }
     }
 
     func fetchModifySave(_ store: StoreURL) throws -> Sample {
@@ -81,7 +104,7 @@ struct ClassHelpersWay: Way {
     }
 
     func deleteAll(_ store: StoreURL) throws -> Sample {
-        // Until Employee.deleteAll(where:) exists: fetch, delete each, commit.
+        // Until a batch Employee.deleteAll(where:) exists: fetch, delete each, commit.
         try withStack(store) {
             let start = now()
             for e in try Employee.fetchAll() { e.delete() }
