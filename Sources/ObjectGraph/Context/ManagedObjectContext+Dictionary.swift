@@ -64,16 +64,19 @@ extension ManagedObjectContext {
             arguments += havingCompiler.arguments
         }
         if !request.sortDescriptors.isEmpty {
-            var sortCompiler = PredicateSQLCompiler(layout: persistentStoreCoordinator.layout)
-            let order = try SortPlan(request.sortDescriptors, entity: entity, compiler: &sortCompiler)
-            // A sort key that is a fetched column sorts by that column (needed with GROUP BY).
+            // A sort key naming a fetched column (an aggregate's name, too) sorts by that column.
             var terms: [String] = []
-            for (key, clause) in zip(request.sortDescriptors, order.clauses) {
-                let index = columns.firstIndex { $0.name == key.key }
-                terms.append((index.map { "c\($0)" } ?? clause.expression) + clause.suffix)
+            for key in request.sortDescriptors {
+                var sortCompiler = PredicateSQLCompiler(layout: persistentStoreCoordinator.layout)
+                if let index = columns.firstIndex(where: { $0.name == key.key }) {
+                    let named = try SortPlan([SortKey("self", ascending: key.ascending, comparison: key.comparison)], entity: entity, compiler: &sortCompiler)
+                    terms.append("c\(index)" + named.clauses[0].suffix)
+                } else {
+                    let order = try SortPlan([key], entity: entity, compiler: &sortCompiler)
+                    terms.append(order.clauses[0].expression + order.clauses[0].suffix)
+                }
             }
             sql += " ORDER BY " + terms.joined(separator: ", ")
-            arguments += sortCompiler.arguments
         }
         sql += Self.pagingClause(limit: request.fetchLimit, offset: request.fetchOffset)
 

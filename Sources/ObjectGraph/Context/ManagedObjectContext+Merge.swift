@@ -118,6 +118,7 @@ extension ManagedObjectContext {
         for (_, object) in registered { object.takeUnretainedValue().context = nil }
         for object in insertedSet.union(updatedSet).union(deletedSet) { object.context = nil }
         registered.removeAll()
+        retainedDestinations.removeAll()
         insertedSet.removeAll()
         updatedSet.removeAll()
         deletedSet.removeAll()

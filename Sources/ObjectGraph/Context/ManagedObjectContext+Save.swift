@@ -20,25 +20,30 @@ extension ManagedObjectContext {
         let inserted = Array(insertedSet)
         let deleted = Array(deletedSet)
         for object in inserted + updatedSet + deleted { object.willSave() }
-        let updated = updatedSet.filter { object in
-            !object.isDeleted && object.changedSlots().contains { !object.entity.properties[$0].isTransient }
+        // Each updated object's changed slots, computed once for validation, SQL and merge.
+        var updated: [SaveTransaction.Update] = []
+        for object in updatedSet where !object.isDeleted {
+            let slots = object.changedSlots()
+            if slots.contains(where: { !object.entity.properties[$0].isTransient }) { updated.append(.init(object: object, slots: slots)) }
         }
         try validate(inserted: inserted, updated: updated, deleted: deleted)
 
         let coordinator = persistentStoreCoordinator
         let transaction = SaveTransaction(connection: coordinator.store.writer, layout: coordinator.layout,
                                           store: coordinator.store.identity, policy: mergePolicy,
-                                          inserted: inserted, updated: Array(updated), deleted: deleted)
+                                          inserted: inserted, updated: updated, deleted: deleted)
         let outcome = try coordinator.write { _ in try transaction.run() }
-        apply(outcome, inserted: inserted, updated: Array(updated), deleted: deleted)
+        apply(outcome, inserted: inserted, updated: updated, deleted: deleted)
     }
 
     // MARK: Validation
 
-    private func validate(inserted: [ManagedObject], updated: Set<ManagedObject>, deleted: [ManagedObject]) throws {
+    private func validate(inserted: [ManagedObject], updated: [SaveTransaction.Update], deleted: [ManagedObject]) throws {
         var problems: [ValidationError.Problem] = []
-        func check(_ object: ManagedObject, _ hook: () throws -> Void) {
+        func check(_ object: ManagedObject, changed: [Int]?, _ hook: () throws -> Void) {
             for property in object.entity.requiredProperties where object.values[property.slot].isNull {
+                // An update can only have made its changed slots nil.
+                if let changed, !changed.contains(property.slot) { continue }
                 problems.append(.init(object, key: property.name, "\(property.name) is required but is nil"))
             }
             record(object, hook)
@@ -52,8 +57,8 @@ extension ManagedObjectContext {
                 problems.append(.init(object, "\(error)"))
             }
         }
-        for object in inserted { check(object) { try object.validateForInsert() } }
-        for object in updated { check(object) { try object.validateForUpdate() } }
+        for object in inserted { check(object, changed: nil) { try object.validateForInsert() } }
+        for update in updated { check(update.object, changed: update.slots) { try update.object.validateForUpdate() } }
         for object in deleted {
             for relationship in object.entity.denyRelationships {
                 let live = object.relatedIDs(relationship, in: self).filter { registered[$0]?.takeUnretainedValue().isDeleted != true }
@@ -69,7 +74,9 @@ extension ManagedObjectContext {
 
     // MARK: After commit
 
-    private func apply(_ outcome: SaveTransaction.Outcome, inserted: [ManagedObject], updated: [ManagedObject], deleted: [ManagedObject]) {
+    private func apply(_ outcome: SaveTransaction.Outcome, inserted: [ManagedObject], updated: [SaveTransaction.Update], deleted: [ManagedObject]) {
+        // Names of changed keys only when someone will read them.
+        let wantsKeys = !(observers[.didSave]?.isEmpty ?? true) || persistentStoreCoordinator.hasMergingContexts(besides: self)
         var changeSet = ChangeSet()
         var cacheEntries: [(ObjectID, RowCache.Entry)] = []
         let remap = outcome.permanentIDs
@@ -93,9 +100,8 @@ extension ManagedObjectContext {
             }
             return values
         }
-        func commit(_ object: ManagedObject, isInsert: Bool) {
+        func commit(_ object: ManagedObject, isInsert: Bool, slots: [Int]) {
             let key = ObjectIdentifier(object)
-            let changedKeys = isInsert ? [] : object.changedSlots().map { object.entity.properties[$0].name }
             let values = remapped(outcome.resolvedValues[key] ?? object.values)
             object.values = values
             object.snapshot = values
@@ -109,12 +115,12 @@ extension ManagedObjectContext {
             } else {
                 changeSet.updated.append((object.objectID, stored, object.version))
                 changeSet.changes.updated.insert(object.objectID)
-                changeSet.changes.changedKeys[object.objectID] = Set(changedKeys)
+                if wantsKeys { changeSet.changes.changedKeys[object.objectID] = Set(slots.map { object.entity.properties[$0].name }) }
             }
         }
         let vanished = Set(outcome.vanished.map(ObjectIdentifier.init))
-        for object in inserted { commit(object, isInsert: true) }
-        for object in updated where !vanished.contains(ObjectIdentifier(object)) { commit(object, isInsert: false) }
+        for object in inserted { commit(object, isInsert: true, slots: []) }
+        for update in updated where !vanished.contains(ObjectIdentifier(update.object)) { commit(update.object, isInsert: false, slots: update.slots) }
         for object in outcome.vanished {
             object.state = [.deleted]
             unregister(object)
@@ -134,7 +140,9 @@ extension ManagedObjectContext {
         let coordinator = persistentStoreCoordinator
         coordinator.rowCache.remove(changeSet.deleted)
         coordinator.rowCache.store(cacheEntries)
-        for object in inserted + updated + deleted { object.didSave() }
+        for object in inserted { object.didSave() }
+        for update in updated { update.object.didSave() }
+        for object in deleted { object.didSave() }
         post(.didSave, changeSet.changes)
         coordinator.broadcast(changeSet, from: self)
     }

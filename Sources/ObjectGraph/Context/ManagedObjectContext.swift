@@ -62,6 +62,8 @@ public final class ManagedObjectContext: @unchecked Sendable {  // confined; see
     var observers: [ContextEvent: [(token: Int, block: (ContextChanges) -> Void)]] = [:]
     var nextObserverToken = 0
     var observesObjectChanges = false
+    /// Relationship destinations the context keeps alive (see `destination(with:)`).
+    var retainedDestinations: [ManagedObject] = []
     /// Changes not yet announced with `objectsDidChange` (tracked only while observed).
     var unannounced = ContextChanges()
     var objectsDidChangePending = false
@@ -194,6 +196,16 @@ public final class ManagedObjectContext: @unchecked Sendable {  // confined; see
         precondition(!id.isTemporaryID, "ManagedRecord: \(id) is a temporary ID of another context; save that context first and use the permanent ID")
         precondition(id.store === persistentStoreCoordinator.store.identity, "ManagedRecord: \(id) belongs to another store")
         return makeFault(id)
+    }
+
+    /// The object at the other end of a relationship. A fault made for it is kept alive by
+    /// the context (as Core Data's relationships keep theirs) until ``reset()``, so reading
+    /// `employee.department` on many employees does not make and drop a fault each time.
+    func destination(with id: ObjectID) -> ManagedObject {
+        if let object = registered[id] { return object.takeUnretainedValue() }
+        let fault = makeFault(id)
+        retainedDestinations.append(fault)
+        return fault
     }
 
     func makeFault(_ id: ObjectID) -> ManagedObject {

@@ -12,8 +12,14 @@ struct SaveTransaction {
     let store: StoreIdentity
     let policy: MergePolicy
     let inserted: [ManagedObject]
-    let updated: [ManagedObject]
+    let updated: [Update]
     let deleted: [ManagedObject]
+
+    /// An updated object with the slots that changed.
+    struct Update {
+        let object: ManagedObject
+        let slots: [Int]
+    }
 
     struct Outcome {
         /// Permanent IDs of the inserted objects, by temporary ID.
@@ -38,10 +44,12 @@ struct SaveTransaction {
             try insert(object, statement, keys)
         }
         var conflicts: [MergeConflictError.Conflict] = []
-        for object in updated { try update(object, keys, &outcome, &conflicts) }
+        var statements = UpdateStatements()
+        for change in updated { try update(change.object, change.slots, keys, &outcome, &conflicts, &statements) }
         for object in deleted { try delete(object, &conflicts) }
         if !conflicts.isEmpty { throw MergeConflictError(conflicts: conflicts) }
-        for object in inserted + updated { try writeToMany(object, keys, outcome) }
+        for object in inserted { try writeToMany(object, keys, outcome) }
+        for change in updated { try writeToMany(change.object, keys, outcome) }
         for object in inserted { outcome.versions[ObjectIdentifier(object)] = 1 }
         return outcome
     }
@@ -97,13 +105,18 @@ struct SaveTransaction {
         }
     }
 
-    private func update(_ object: ManagedObject, _ keys: [ObjectID: Int64], _ outcome: inout Outcome,
-                        _ conflicts: inout [MergeConflictError.Conflict]) throws {
+    /// Prepared UPDATE statements of one save, by entity and set of changed slots.
+    struct UpdateStatements {
+        var bySlots: [ObjectIdentifier: [UInt64: SQLiteStatement]] = [:]
+    }
+
+    private func update(_ object: ManagedObject, _ changedSlots: [Int], _ keys: [ObjectID: Int64], _ outcome: inout Outcome,
+                        _ conflicts: inout [MergeConflictError.Conflict], _ statements: inout UpdateStatements) throws {
         let mapping = layout.mappings[object.entity.index]
         var values = object.values
-        var changed = object.changedSlots()
+        var changed = changedSlots
         var version = object.version
-        if try write(values, changed, version: version, object, mapping, keys) {
+        if try write(values, changed, version: version, object, mapping, keys, &statements) {
             outcome.versions[ObjectIdentifier(object)] = version + 1
             outcome.resolvedValues[ObjectIdentifier(object)] = values
             return
@@ -141,7 +154,7 @@ struct SaveTransaction {
             changed = Array(values.indices)
         }
         version = row.version
-        guard try write(values, changed, version: version, object, mapping, keys) else {
+        guard try write(values, changed, version: version, object, mapping, keys, &statements) else {
             conflicts.append(.init(objectID: object.objectID, snapshotVersion: object.version, storeVersion: row.version))
             return
         }
@@ -163,9 +176,22 @@ struct SaveTransaction {
 
     /// UPDATE with the version check; false when no row had that version.
     private func write(_ values: ContiguousArray<SlotValue>, _ slots: [Int], version: Int64, _ object: ManagedObject,
-                       _ mapping: EntityMapping, _ keys: [ObjectID: Int64]) throws -> Bool {
+                       _ mapping: EntityMapping, _ keys: [ObjectID: Int64], _ statements: inout UpdateStatements) throws -> Bool {
         let stored = slots.filter { mapping.columnBySlot[$0] != nil }
-        let statement = try connection.prepare(mapping.updateSQL(for: stored))
+        let statement: SQLiteStatement
+        if mapping.columnBySlot.count <= 64 {
+            var mask: UInt64 = 0
+            for slot in stored { mask |= 1 << UInt64(slot) }
+            let entity = ObjectIdentifier(object.entity)
+            if let cached = statements.bySlots[entity]?[mask] {
+                statement = cached
+            } else {
+                statement = try connection.prepare(mapping.updateSQL(for: stored))
+                statements.bySlots[entity, default: [:]][mask] = statement
+            }
+        } else {
+            statement = try connection.prepare(mapping.updateSQL(for: stored))
+        }
         defer { statement.reset() }
         try statement.bindInt64(version + 1, at: 0)
         var index: Int32 = 1
@@ -194,17 +220,22 @@ struct SaveTransaction {
     private func delete(_ object: ManagedObject, _ conflicts: inout [MergeConflictError.Conflict]) throws {
         let mapping = layout.mappings[object.entity.index]
         let pk = object.objectID.key
-        var current: Int64?
-        try connection.query("SELECT Z_OPT FROM \(mapping.table.name) WHERE Z_PK = ?", [.integer(pk)]) { current = $0.int64(0) }
-        guard let current else { return }  // already gone
-        if current != object.version && policy == .error {
-            conflicts.append(.init(objectID: object.objectID, snapshotVersion: object.version, storeVersion: current))
-            return
+        let statement = try connection.prepare(mapping.deleteSQL)
+        try statement.bindInt64(pk, at: 0)
+        try statement.bindInt64(object.version, at: 1)
+        try statement.run()
+        if connection.changes == 0 {
+            // Not at the version read: gone already (fine), or changed by someone else.
+            var current: Int64?
+            try connection.query("SELECT Z_OPT FROM \(mapping.table.name) WHERE Z_PK = ?", [.integer(pk)]) { current = $0.int64(0) }
+            guard let current else { return }
+            if policy == .error {
+                conflicts.append(.init(objectID: object.objectID, snapshotVersion: object.version, storeVersion: current))
+                return
+            }
+            try connection.run("DELETE FROM \(mapping.table.name) WHERE Z_PK = ?", [.integer(pk)])
         }
-        try connection.run("DELETE FROM \(mapping.table.name) WHERE Z_PK = ?", [.integer(pk)])
-        for case let join? in mapping.joinTableBySlot {
-            try connection.run("DELETE FROM \(join.name) WHERE \(join.ownerColumn) = ?", [.integer(pk)])
-        }
+        for sql in mapping.joinRowDeletes { try connection.run(sql, [.integer(pk)]) }
     }
 
     // MARK: To-many storage

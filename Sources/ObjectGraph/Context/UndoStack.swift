@@ -6,6 +6,10 @@
 public final class UndoStack {
     enum Entry {
         case change(ManagedObject, slot: Int, old: SlotValue)
+        /// An ID added to a to-many relationship (recorded as a delta, not a copy of the set).
+        case toManyInsert(ManagedObject, slot: Int, id: ObjectID)
+        /// An ID removed from a to-many relationship at `index`.
+        case toManyRemove(ManagedObject, slot: Int, id: ObjectID, index: Int)
         case insert(ManagedObject)
         case delete(ManagedObject, wasInserted: Bool)
     }
@@ -59,6 +63,14 @@ extension ManagedObjectContext {
             case .change(let object, let slot, let old):
                 guard object.values.indices.contains(slot) else { continue }
                 object.setPrimitiveValue(old, slot: slot)
+            case .toManyInsert(let object, let slot, let id):
+                guard case .objects(var ids) = object.values[slot] else { continue }
+                ids.remove(id)
+                object.setPrimitiveValue(.objects(ids), slot: slot)
+            case .toManyRemove(let object, let slot, let id, let index):
+                guard case .objects(var ids) = object.values[slot] else { continue }
+                ids.insert(id, at: min(index, ids.count))
+                object.setPrimitiveValue(.objects(ids), slot: slot)
             case .insert(let object):
                 insertedSet.remove(object)
                 object.state.remove(.inserted)

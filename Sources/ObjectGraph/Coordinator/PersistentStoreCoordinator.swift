@@ -80,6 +80,11 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {  // mutable
         _ = contextsLock.withLock { contexts.removeValue(forKey: ObjectIdentifier(context)) }
     }
 
+    /// Whether a context other than `context` would merge a save.
+    func hasMergingContexts(besides context: ManagedObjectContext) -> Bool {
+        contextsLock.withLock { contexts.values.contains { $0.context !== context && $0.context?.automaticallyMergesChanges == true } }
+    }
+
     /// Posts a saved change set to the inbox of every other context that merges changes.
     func broadcast(_ changes: ChangeSet, from origin: ManagedObjectContext) {
         let receivers = contextsLock.withLock { contexts.values.compactMap(\.context) }

@@ -70,6 +70,11 @@ public struct FetchRequest<Result: ManagedObject>: Sendable {
         self.predicate = predicate
         self.sortDescriptors = sortDescriptors
     }
+
+    /// A request for every object of the entity of `Result`, in the order of `sortDescriptors`.
+    public init(sortDescriptors: [SortKey]) {
+        self.sortDescriptors = sortDescriptors
+    }
 }
 
 /// What ``ManagedObjectContext/execute(_:)`` returns, by the request's result type.

@@ -19,7 +19,7 @@ import Foundation
 /// Date, Data, UUID, URL, their optionals, and any `Codable` value (stored as JSON in a BLOB).
 @propertyWrapper
 public struct Attribute<Value, Codec: AttributeCodec>: OrdinalProperty where Codec.Value == Value {
-    let ordinal: Int32
+    @usableFromInline let ordinal: Int32
 
     /// An attribute of a native Core Data type.
     public init(wrappedValue: @autoclosure @escaping () -> Value, _ options: AttributeOptions = [])
@@ -34,15 +34,21 @@ public struct Attribute<Value, Codec: AttributeCodec>: OrdinalProperty where Cod
         ordinal = Self.register(wrappedValue, options)
     }
 
+    /// The wrapper's ordinal in the object being created; while its class is being
+    /// described, also records what it declares. Defaults are never evaluated here.
     private static func register(_ defaultValue: @escaping () -> Value, _ options: AttributeOptions) -> Int32 {
-        ReflectionRecorder.nextOrdinal {
-            .attribute(AttributeBlueprint(
+        let recorder = ReflectionRecorder.current
+        let ordinal = recorder.counter
+        recorder.counter = ordinal &+ 1
+        if recorder.blueprints != nil {
+            recorder.blueprints![ordinal] = .attribute(AttributeBlueprint(
                 attributeType: Codec.attributeType,
                 isOptional: Codec.isOptional,
                 isTransient: options.contains(.transient),
                 defaultValue: { Codec.encode(defaultValue()) },
                 conversion: .codec(Codec.self)))
         }
+        return ordinal
     }
 
     @available(*, unavailable, message: "@Attribute can only be used on properties of ManagedObject subclasses")
@@ -54,6 +60,8 @@ public struct Attribute<Value, Codec: AttributeCodec>: OrdinalProperty where Cod
     @available(*, unavailable, message: "@Attribute can only be used on properties of ManagedObject subclasses")
     public var projectedValue: PropertyReference<Value> { fatalError() }
 
+    // Inlinable, so the storage key path folds into a plain field load in the user's module.
+    @inlinable
     public static subscript<Object: ManagedObject>(
         _enclosingInstance object: Object,
         wrapped wrappedKeyPath: ReferenceWritableKeyPath<Object, Value>,
@@ -69,6 +77,7 @@ public struct Attribute<Value, Codec: AttributeCodec>: OrdinalProperty where Cod
         }
     }
 
+    @inlinable
     public static subscript<Object: ManagedObject>(
         _enclosingInstance object: Object,
         projected projectedKeyPath: KeyPath<Object, PropertyReference<Value>>,

@@ -3,12 +3,12 @@ import OrderedCollections
 
 // The paths every property access takes: fire the fault if needed, then index the slot.
 extension ManagedObject {
-    @inline(__always)
+    @usableFromInline
     final func primitiveValue(ordinal: Int32) -> SlotValue {
         primitiveValue(slot: entity.slotByOrdinal[Int(ordinal)])
     }
 
-    @inline(__always)
+    @usableFromInline
     final func setPrimitiveValue(_ value: SlotValue, ordinal: Int32) {
         setPrimitiveValue(value, slot: entity.slotByOrdinal[Int(ordinal)])
     }
@@ -38,6 +38,7 @@ extension ManagedObject {
     /// The value an attribute reads as when the store holds something its Swift type cannot
     /// represent (NULL in a non-optional column, say): its default value, with a log entry.
     /// The stored value is left as it is.
+    @usableFromInline
     final func fallbackValue<Value>(ordinal: Int32, _ decode: (SlotValue) -> Value?) -> Value {
         let slot = entity.slotByOrdinal[Int(ordinal)]
         let attribute = entity.attributeAtSlot[slot]

@@ -4,10 +4,12 @@ import OrderedCollections
 // Relationship access and inverse maintenance. Slots hold object IDs; the context turns them
 // into its objects (faults where not registered).
 extension ManagedObject {
+    @usableFromInline
     final func relatedObjects(ordinal: Int32) -> [ManagedObject] {
         relatedObjects(entity.relationshipAtSlot[entity.slotByOrdinal[Int(ordinal)]]!)
     }
 
+    @usableFromInline
     final func setRelatedObjects(_ objects: [ManagedObject], ordinal: Int32) {
         setRelatedObjects(objects, entity.relationshipAtSlot[entity.slotByOrdinal[Int(ordinal)]]!)
     }
@@ -21,7 +23,7 @@ extension ManagedObject {
         }
         switch relatedIDs(relationship, in: context) {
         case let ids where ids.isEmpty: return []
-        case let ids where ids.count == 1: return [context.object(with: ids[0])]
+        case let ids where ids.count == 1: return [context.destination(with: ids[0])]
         case let ids: return context.objects(with: ids)
         }
     }
@@ -67,21 +69,54 @@ extension ManagedObject {
 
     /// Removes `id` from this object's side `relationship` (the inverse of a change elsewhere).
     final func removeInverse(_ relationship: RelationshipDescription, pointingAt id: ObjectID, in context: ManagedObjectContext) {
-        var ids = relatedIDs(relationship, in: context)
-        guard ids.remove(id) != nil else { return }
-        writeRelationship(relationship, ids)
+        guard relationship.isToMany else {
+            if relatedIDs(relationship, in: context).first == id { writeRelationship(relationship, []) }
+            return
+        }
+        mutateToMany(relationship, in: context) { ids in
+            guard let index = ids.firstIndex(of: id) else { return nil }
+            if relationship.isOrdered {
+                ids.remove(at: index)
+            } else {
+                // Order does not matter: O(1) instead of shifting every later member.
+                ids.swapAt(index, ids.count - 1)
+                ids.removeLast()
+            }
+            return .toManyRemove(self, slot: relationship.slot, id: id, index: index)
+        }
     }
 
     /// Adds `object` to this object's side `relationship`, detaching this object from a
     /// previous to-one owner first.
     final func addInverse(_ relationship: RelationshipDescription, pointingAt object: ManagedObject, in context: ManagedObjectContext) {
-        var ids = relatedIDs(relationship, in: context)
-        if ids.contains(object.objectID) { return }
-        if !relationship.isToMany, let previous = ids.first, let back = relationship.inverseRelationship {
-            context.object(with: previous).removeInverse(back, pointingAt: objectID, in: context)
-            ids.removeAll()
+        guard relationship.isToMany else {
+            let current = relatedIDs(relationship, in: context)
+            if current.first == object.objectID { return }
+            if let previous = current.first, let back = relationship.inverseRelationship {
+                context.object(with: previous).removeInverse(back, pointingAt: objectID, in: context)
+            }
+            writeRelationship(relationship, [object.objectID])
+            return
         }
-        ids.append(object.objectID)
-        writeRelationship(relationship, ids)
+        mutateToMany(relationship, in: context) { ids in
+            guard ids.append(object.objectID).inserted else { return nil }
+            return .toManyInsert(self, slot: relationship.slot, id: object.objectID)
+        }
+    }
+
+    /// Changes a loaded to-many relationship in place: the set is taken out of the slot while
+    /// `body` runs, so it is not copied unless the snapshot shares it (once per save).
+    /// `body` returns the undo entry of its change, or nil when it changed nothing.
+    final func mutateToMany(_ relationship: RelationshipDescription, in context: ManagedObjectContext,
+                            _ body: (inout OrderedSet<ObjectID>) -> UndoStack.Entry?) {
+        _ = relatedIDs(relationship, in: context)
+        let slot = relationship.slot
+        guard case .objects(var ids) = values[slot] else { return }
+        values[slot] = .null
+        let entry = body(&ids)
+        values[slot] = .objects(ids)
+        guard let entry else { return }
+        if let undo = context.undoStack, !state.contains(.insertedInOpenUndoGroup) { undo.record(entry) }
+        markChanged()
     }
 }

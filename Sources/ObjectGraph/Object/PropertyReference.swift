@@ -2,5 +2,7 @@
 /// used in key paths such as `\Employee.$department` (an inverse) or `\Employee.$age`
 /// (a typed predicate or sort key).
 public struct PropertyReference<Value>: Sendable {
-    let ordinal: Int32
+    @usableFromInline let ordinal: Int32
+
+    @usableFromInline init(ordinal: Int32) { self.ordinal = ordinal }
 }

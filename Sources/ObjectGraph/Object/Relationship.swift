@@ -69,7 +69,7 @@ extension Array: RelationshipValue where Element: ManagedObject {
 /// to-many relationship that is not loaded runs one query for all its members.
 @propertyWrapper
 public struct Relationship<Value: RelationshipValue>: OrdinalProperty {
-    let ordinal: Int32
+    @usableFromInline let ordinal: Int32
 
     private init(ordered: Bool, inverse: InverseSpecification?, deleteRule: DeleteRule) {
         precondition(!ordered || Value.relationshipKind == .orderedToMany,
@@ -107,6 +107,7 @@ public struct Relationship<Value: RelationshipValue>: OrdinalProperty {
     @available(*, unavailable, message: "@Relationship can only be used on properties of ManagedObject subclasses")
     public var projectedValue: PropertyReference<Value> { fatalError() }
 
+    @inlinable
     public static subscript<Object: ManagedObject>(
         _enclosingInstance object: Object,
         wrapped wrappedKeyPath: ReferenceWritableKeyPath<Object, Value>,
@@ -116,6 +117,7 @@ public struct Relationship<Value: RelationshipValue>: OrdinalProperty {
         set { object.setRelatedObjects(newValue._objects, ordinal: object[keyPath: storageKeyPath].ordinal) }
     }
 
+    @inlinable
     public static subscript<Object: ManagedObject>(
         _enclosingInstance object: Object,
         projected projectedKeyPath: KeyPath<Object, PropertyReference<Value>>,

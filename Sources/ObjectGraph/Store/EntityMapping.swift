@@ -112,6 +112,10 @@ final class EntityMapping {
     /// Slots written by INSERT, in bind order after `Z_PK, Z_ENT, Z_OPT`.
     var insertSlots: [Int] = []
     var insertSQL = ""
+    /// `DELETE ... WHERE Z_PK = ? AND Z_OPT = ?`.
+    var deleteSQL = ""
+    /// Statements removing a deleted object's rows from its join tables (one per table).
+    var joinRowDeletes: [String] = []
     /// UPDATE statements by the set of changed slots (a bit mask), built on first use.
     var updateSQLCache: [[UInt64]: String] = [:]
 

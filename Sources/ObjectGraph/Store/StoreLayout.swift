@@ -55,6 +55,11 @@ struct StoreLayout {
         for mapping in mappings {
             Self.buildInsert(mapping)
             mapping.buildReadPlan()
+            mapping.deleteSQL = "DELETE FROM \(mapping.table.name) WHERE Z_PK = ? AND Z_OPT = ?"
+            var seen = Set<String>()
+            for case let join? in mapping.joinTableBySlot where seen.insert(join.name + join.ownerColumn).inserted {
+                mapping.joinRowDeletes.append("DELETE FROM \(join.name) WHERE \(join.ownerColumn) = ?")
+            }
         }
     }
 
