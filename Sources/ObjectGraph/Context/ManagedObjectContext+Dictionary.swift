@@ -25,8 +25,9 @@ extension ManagedObjectContext {
     ///   something not fetched; ``SQLiteError`` when the store fails.
     public func fetchDictionaries<T: ManagedObject>(_ request: FetchRequest<T>) throws -> [[String: Any]] {
         willAccess()
-        let plan = try FetchPlan(request, self)
-        let entity = plan.entity
+        let entity = try fetchEntity(request)
+        let plan = try FetchPlan(entity: entity, predicate: request.predicate, includesSubentities: request.includesSubentities,
+                                 sortKeys: [], coordinator: persistentStoreCoordinator)
         var expressions = request.propertiesToFetch
         if expressions.isEmpty {
             expressions = entity.attributes.filter { !$0.isTransient }.map { FetchExpression($0.name) }
@@ -67,11 +68,10 @@ extension ManagedObjectContext {
             // A sort key naming a fetched column (an aggregate's name, too) sorts by that column.
             var terms: [String] = []
             for key in request.sortDescriptors {
-                var sortCompiler = PredicateSQLCompiler(layout: persistentStoreCoordinator.layout)
                 if let index = columns.firstIndex(where: { $0.name == key.key }) {
-                    let named = try SortPlan([SortKey("self", ascending: key.ascending, comparison: key.comparison)], entity: entity, compiler: &sortCompiler)
-                    terms.append("c\(index)" + named.clauses[0].suffix)
+                    terms.append("c\(index)" + SortPlan.suffix(for: key))
                 } else {
+                    var sortCompiler = PredicateSQLCompiler(layout: persistentStoreCoordinator.layout)
                     let order = try SortPlan([key], entity: entity, compiler: &sortCompiler)
                     terms.append(order.clauses[0].expression + order.clauses[0].suffix)
                 }

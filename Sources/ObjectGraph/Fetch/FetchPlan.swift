@@ -64,18 +64,23 @@ struct SortPlan {
                 throw KeyValueError.unknownKey(key.key, entity: entity)
             }
             let expression = compiler.expression(path)
-            var suffix = ""
-            switch key.comparison {
-            case .binary: break
-            case .caseInsensitive: suffix += " COLLATE OG_NOCASE"
-            case .localizedStandard: suffix += " COLLATE OG_LOCALIZED"
-            }
-            suffix += key.ascending ? " ASC" : " DESC"
+            let suffix = Self.suffix(for: key)
             clauses.append((expression, suffix))
             terms.append(expression + suffix)
             keys.append((path, key.ascending, key.comparison))
         }
         sql = terms.joined(separator: ", ")
+    }
+
+    /// The collation and direction that follow a sort key's expression.
+    static func suffix(for key: SortKey) -> String {
+        var suffix = ""
+        switch key.comparison {
+        case .binary: break
+        case .caseInsensitive: suffix += " COLLATE OG_NOCASE"
+        case .localizedStandard: suffix += " COLLATE OG_LOCALIZED"
+        }
+        return suffix + (key.ascending ? " ASC" : " DESC")
     }
 
     func areInIncreasingOrder(_ a: ManagedObject, _ b: ManagedObject) -> Bool {
