@@ -149,6 +149,15 @@ struct BatchDeleter {
             pending = next.filter { deleted.insert($0).inserted }
             order += pending
         }
+        // Objects whose relationships changed get a new version, so contexts merge them and
+        // unsaved edits of them meet the merge policy.
+        let changed = nullified.subtracting(deleted)
+        for (root, group) in Dictionary(grouping: Array(changed), by: { ObjectIdentifier($0.entity.root) }).map({ ($0.value[0].entity.root, $0.value) }) {
+            let table = coordinator.mapping(for: root).table.name
+            for chunk in group.chunks(500) {
+                try connection.run("UPDATE \(table) SET Z_OPT = Z_OPT + 1 WHERE Z_PK IN (\(Self.marks(chunk.count)))", chunk.map { .integer($0.key) })
+            }
+        }
         for (root, group) in Dictionary(grouping: order, by: { ObjectIdentifier($0.entity.root) }).map({ ($0.value[0].entity.root, $0.value) }) {
             let table = coordinator.mapping(for: root).table.name
             for chunk in group.chunks(500) {
@@ -197,7 +206,7 @@ struct BatchDeleter {
                 for chunk in keys.chunks(500) {
                     var sets = "\(column) = NULL"
                     if let entityColumn = coordinator.mapping(for: inverse.entity).entityColumnBySlot[inverse.slot] { sets += ", \(entityColumn) = NULL" }
-                    try connection.run("UPDATE \(destination.table.name) SET \(sets), Z_OPT = Z_OPT + 1 WHERE \(column) IN (\(Self.marks(chunk.count)))",
+                    try connection.run("UPDATE \(destination.table.name) SET \(sets) WHERE \(column) IN (\(Self.marks(chunk.count)))",
                                        chunk.map { .integer($0) })
                 }
             }
