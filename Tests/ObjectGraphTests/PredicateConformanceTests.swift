@@ -257,6 +257,26 @@ final class PredicateConformanceTests: QueryTestCase {
         XCTAssertEqual(try sqlNames(typed), ["John"])
     }
 
+    func testTypedRelationshipComparisonsAndUnsavedObjectsAgree() throws {
+        let company = try seedCompany()
+        let inSales: FetchPredicate = \QEmployee.$department == company.sales
+        XCTAssertEqual(try sqlNames(inSales), ["John", "Jane", "Mary"])
+        XCTAssertEqual(try memoryNames(inSales), ["John", "Jane", "Mary"])
+        let homeless: FetchPredicate = \QEmployee.$department == nil
+        XCTAssertEqual(try sqlNames(homeless), ["Ana", "Li"])
+        XCTAssertEqual(try sqlNames(\QEmployee.$department != company.sales), ["Émile", "Ana", "Bob", "Li"])
+
+        // An unsaved object is judged on its unsaved relationships, in memory and in a fetch.
+        let newcomer = QEmployee(context: context)
+        (newcomer.firstName, newcomer.age) = ("Zed", 50)
+        newcomer.department = company.etudes
+        newcomer.projects = [company.apollo]
+        let predicate = try FetchPredicate("department.name ==[cd] 'etudes' AND ANY projects.title == 'Apollo' AND age >= 50")
+        XCTAssertTrue(try predicate.evaluate(with: newcomer))
+        XCTAssertEqual(Set(try context.fetch(FetchRequest<QEmployee>(predicate: predicate)).map(\.firstName)), ["Émile", "Zed"])
+        XCTAssertEqual(try context.count(for: FetchRequest<QEmployee>(predicate: predicate)), 2)
+    }
+
     func testSubstitutionVariablesFillTemplates() throws {
         try seedCompany()
         let template = try FetchPredicate("lastName == $NAME OR age > $AGE")

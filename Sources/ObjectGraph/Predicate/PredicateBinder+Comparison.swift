@@ -1,0 +1,157 @@
+import Foundation
+
+// Binding comparisons: which side ranges over a to-many, which operator applies, and the
+// stored form of each constant for the key it is compared with.
+extension PredicateBinder {
+    /// A comparison bound: quantifiers over to-many key paths become element scopes, constants
+    /// take the stored form of the key they meet.
+    mutating func bindComparison(_ c: PredicateComparison) throws -> BoundNode {
+        let lhs = try resolve(c.lhs)
+        let rhs = try resolve(c.rhs)
+        switch lhs {
+        case .toMany(let toMany, let tail, let text):
+            let quantifier = c.quantifier == .direct ? .any : c.quantifier
+            let element = push(toMany.relationship.destinationEntity, named: nil)
+            defer { pop(nil) }
+            let (item, kind) = try elementOperand(tail, element, text)
+            var op = c.op
+            if op == .contains, case .object = kind { op = .equal }     // reports CONTAINS %@
+            return .quantified(quantifier, toMany, element: element, try compare(item, kind, op, rhs, c.options, text: c))
+        case .value(let value):
+            try requireDirect(c)
+            switch rhs {
+            case .toMany(let toMany, let tail, let text) where c.op == .in:     // %@ IN reports, 'x' IN reports.name
+                let element = push(toMany.relationship.destinationEntity, named: nil)
+                defer { pop(nil) }
+                let (item, kind) = try elementOperand(tail, element, text)
+                return .quantified(.any, toMany, element: element, try compare(item, kind, .equal, .value(value), c.options, text: c))
+            case .operand(let operand, let kind):
+                guard let flipped = Self.flipped(c.op) else {
+                    throw FetchPredicateError(.unsupported, "put the key path on the left of \(c.op.rawValue) in '\(PredicateNode.comparison(c))'", entity: scopes[0].name, key: c.rhs.description)
+                }
+                return try compare(operand, kind, flipped, .value(value), c.options, text: c)
+            default:
+                let (stored, kind) = try storedValue(value, for: .null, c)
+                return try compare(.constant(stored), kind, c.op, rhs, c.options, text: c)
+            }
+        case .operand(let operand, let kind):
+            try requireDirect(c)
+            if case .toMany(let toMany, let tail, let text) = rhs, c.op == .in {     // department IN employees.department
+                let element = push(toMany.relationship.destinationEntity, named: nil)
+                defer { pop(nil) }
+                let (item, itemKind) = try elementOperand(tail, element, text)
+                return .quantified(.any, toMany, element: element, try compare(item, itemKind, .equal, .operand(operand, kind), c.options, text: c))
+            }
+            return try compare(operand, kind, c.op, rhs, c.options, text: c)
+        }
+    }
+
+    private func requireDirect(_ c: PredicateComparison) throws {
+        if c.quantifier != .direct {
+            throw FetchPredicateError(.unsupported, "\(c.quantifier.rawValue) needs a to-many key path on the left of '\(PredicateNode.comparison(c))'", entity: scopes[0].name, key: c.lhs.description)
+        }
+    }
+
+    /// The value of each element of a to-many: the keys after the relationship, or the element.
+    private mutating func elementOperand(_ tail: [String], _ element: ScopeIndex, _ text: String) throws -> (BoundOperand, ValueKind) {
+        guard case .operand(let item, let kind) = try resolve(tail, from: element, text: text) else {
+            throw FetchPredicateError(.unsupported, "'\(text)' goes through two to-many relationships; use SUBQUERY", entity: scopes[0].name, key: text)
+        }
+        return (item, kind)
+    }
+
+    /// The operator with its sides swapped (`3 < age` is `age > 3`).
+    private static func flipped(_ op: PredicateOperator) -> PredicateOperator? {
+        switch op {
+        case .equal, .notEqual: return op
+        case .less: return .greater
+        case .lessOrEqual: return .greaterOrEqual
+        case .greater: return .less
+        case .greaterOrEqual: return .lessOrEqual
+        default: return nil
+        }
+    }
+
+    private func compare(_ lhs: BoundOperand, _ lhsKind: ValueKind, _ op: PredicateOperator, _ rhs: Resolved,
+                         _ options: StringOptions, text c: PredicateComparison) throws -> BoundNode {
+        let right: BoundOperand
+        let rightKind: ValueKind
+        switch rhs {
+        case .toMany:
+            throw FetchPredicateError(.unsupported, "a to-many key path on the right of '\(PredicateNode.comparison(c))' needs IN, or ANY on the left", entity: scopes[0].name, key: c.rhs.description)
+        case .value(.list(let values)):
+            guard op == .in || op == .between else {
+                throw FetchPredicateError(.typeMismatch, "a collection can only follow IN or BETWEEN, not \(op.rawValue), in '\(PredicateNode.comparison(c))'", entity: scopes[0].name, key: c.lhs.description)
+            }
+            var stored: [SlotValue] = []
+            for value in values { stored.append(try storedValue(value, for: lhsKind, c).0) }
+            right = .list(stored)
+            rightKind = lhsKind
+        case .value(let value):
+            var (stored, kind) = try storedValue(value, for: lhsKind, c)
+            if op == .in { right = .list([stored]) } else { right = .constant(stored) }
+            if kind == .null { kind = lhsKind }
+            rightKind = kind
+        case .operand(let operand, let kind):
+            if lhsKind != .null, kind != .null, lhsKind != kind {
+                throw FetchPredicateError(.typeMismatch, "'\(c.lhs)' is a \(lhsKind) and '\(c.rhs)' is a \(kind): they cannot be compared in '\(PredicateNode.comparison(c))'",
+                                     entity: scopes[0].name, key: c.lhs.description)
+            }
+            right = operand
+            rightKind = kind
+        }
+        switch op {
+        case .beginsWith, .endsWith, .like, .matches, .contains:
+            guard lhsKind == .text || lhsKind == .null, rightKind == .text || rightKind == .null else {
+                throw FetchPredicateError(.typeMismatch, "\(op.rawValue) compares strings, but '\(c.lhs)' is a \(lhsKind) and '\(c.rhs)' is a \(rightKind)", entity: scopes[0].name, key: c.lhs.description)
+            }
+        case .between:
+            guard case .list(let bounds) = right, bounds.count == 2 else {
+                throw FetchPredicateError(.typeMismatch, "BETWEEN takes two values, {low, high}, in '\(PredicateNode.comparison(c))'", entity: scopes[0].name, key: c.lhs.description)
+            }
+        case .less, .lessOrEqual, .greater, .greaterOrEqual:
+            if case .object = lhsKind {
+                throw FetchPredicateError(.typeMismatch, "\(op.rawValue) cannot order objects ('\(c.lhs)' is a \(lhsKind))", entity: scopes[0].name, key: c.lhs.description)
+            }
+        case .in:
+            guard case .list = right else {
+                throw FetchPredicateError(.typeMismatch, "IN needs a collection, a {...} aggregate or a to-many key path on its right, in '\(PredicateNode.comparison(c))'", entity: scopes[0].name, key: c.lhs.description)
+            }
+        default: break
+        }
+        let keepsOptions = lhsKind == .text || rightKind == .text
+        return .compare(lhs, op, right, keepsOptions ? options : [])
+    }
+
+    /// `value` as stored for a key of `kind` (`.null` kind: the value's own natural form).
+    private func storedValue(_ value: PredicateValue, for kind: ValueKind, _ c: PredicateComparison) throws -> (SlotValue, ValueKind) {
+        func mismatch() -> FetchPredicateError {
+            FetchPredicateError(.typeMismatch, "'\(c.lhs)' is a \(kind), so it cannot be compared with the \(value.typeName) \(value) in '\(PredicateNode.comparison(c))'",
+                           entity: scopes[0].name, key: c.lhs.description)
+        }
+        guard let stored = Self.convert(value, to: kind) else { throw mismatch() }
+        return stored
+    }
+
+    /// `value` in the stored form of a `kind` value, or nil when it is of another type.
+    static func convert(_ value: PredicateValue, to kind: ValueKind) -> (SlotValue, ValueKind)? {
+        switch (value, kind) {
+        case (.null, _): return (.null, .null)
+        case (.list, _): return nil
+        case (.int(let v), .number), (.int(let v), .null): return (.int(v), .number)
+        case (.double(let v), .number), (.double(let v), .null): return (.double(v), .number)
+        case (.decimal(let v), .number), (.decimal(let v), .null): return (.double(v.storedDouble), .number)
+        case (.bool(let v), .number), (.bool(let v), .null): return (.int(v ? 1 : 0), .number)
+        case (.string(let v), .text), (.string(let v), .null): return (.text(v), .text)
+        case (.url(let v), .text), (.url(let v), .null): return (.text(v.absoluteString), .text)
+        case (.date(let v), .date), (.date(let v), .null): return (.double(v.timeIntervalSinceReferenceDate), .date)
+        case (.uuid(let v), .uuid), (.uuid(let v), .null): return (.uuid(v), .uuid)
+        case (.data(let v), .data), (.data(let v), .null): return (.blob(v), .data)
+        case (.object(let id), .object(let entity)):
+            guard id.entity.root === entity.root else { return nil }
+            return (.object(id), kind)
+        case (.object(let id), .null): return (.object(id), .object(id.entity))
+        default: return nil
+        }
+    }
+}
