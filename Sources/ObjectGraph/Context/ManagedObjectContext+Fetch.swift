@@ -55,6 +55,13 @@ extension ManagedObjectContext {
         if request.includesPendingChanges && hasPendingChanges(for: plan.entity) {
             // Rows of changed objects are judged in memory on their new values instead.
             let changed = updatedSet.union(deletedSet).filter { $0.entity.root === plan.entity.root && !$0.objectID.isTemporaryID }
+            if changed.count > 30_000 {                 // beyond SQLite's parameter limit: count a fetch
+                var plain = request
+                (plain.fetchLimit, plain.fetchOffset, plain.relationshipKeyPathsForPrefetching) = (0, 0, [])
+                count = try fetchObjectIDs(plain).count
+                count = max(0, count - request.fetchOffset)
+                return request.fetchLimit > 0 ? min(count, request.fetchLimit) : count
+            }
             if !changed.isEmpty {
                 sql += (plan.whereClause.isEmpty ? " WHERE " : " AND ") + "t.Z_PK NOT IN (\(Array(repeating: "?", count: changed.count).joined(separator: ", ")))"
                 arguments += changed.map { .integer($0.objectID.key) }
