@@ -37,7 +37,7 @@ extension ManagedObjectContext {
 
     func aggregateValue<T: ManagedObject>(_ function: AggregateFunction, of keyPath: String, for request: FetchRequest<T>) throws -> SlotValue {
         willAccess()
-        let plan = try FetchPlan(request, self)
+        let plan = try FetchPlan(request, self, sorted: false)
         let (path, kind) = try PredicateBinder.scalarPath(keyPath, on: plan.entity)
         if (function == .sum || function == .average) && kind != .number {
             throw FetchPredicateError(.typeMismatch, "\(function.rawValue) needs a number, but \(plan.entity.name).\(keyPath) is a \(kind)",
@@ -79,7 +79,7 @@ extension ManagedObjectContext {
 
     private func distinctSlotValues<T: ManagedObject>(of keyPath: String, for request: FetchRequest<T>) throws -> [SlotValue] {
         willAccess()
-        let plan = try FetchPlan(request, self)
+        let plan = try FetchPlan(request, self, sorted: false)
         let (path, kind) = try PredicateBinder.scalarPath(keyPath, on: plan.entity)
         var compiler = PredicateSQLCompiler(layout: persistentStoreCoordinator.layout)
         let expression = compiler.expression(path)

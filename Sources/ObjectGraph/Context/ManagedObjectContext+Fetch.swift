@@ -47,7 +47,7 @@ extension ManagedObjectContext {
     /// `SELECT COUNT(*)` and adjusted for unsaved changes. Materializes nothing.
     public func count<T: ManagedObject>(for request: FetchRequest<T>) throws -> Int {
         willAccess()
-        let plan = try FetchPlan(request, self)
+        let plan = try FetchPlan(request, self, sorted: false)
         var sql = "SELECT COUNT(*) FROM \(plan.mapping.table.name) t" + plan.whereClause
         var arguments = plan.arguments
         var count = 0

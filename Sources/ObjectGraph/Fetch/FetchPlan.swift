@@ -13,10 +13,11 @@ struct FetchPlan {
     let arguments: [SQLiteValue]
     let order: SortPlan
 
-    init<T: ManagedObject>(_ request: FetchRequest<T>, _ context: ManagedObjectContext) throws {
+    /// The plan of `request`; without `sorted`, its sort keys are left out (counts, aggregates).
+    init<T: ManagedObject>(_ request: FetchRequest<T>, _ context: ManagedObjectContext, sorted: Bool = true) throws {
         let entity = try context.fetchEntity(request)
         try self.init(entity: entity, predicate: request.predicate, includesSubentities: request.includesSubentities,
-                      sortKeys: request.sortDescriptors, coordinator: context.persistentStoreCoordinator)
+                      sortKeys: sorted ? request.sortDescriptors : [], coordinator: context.persistentStoreCoordinator)
     }
 
     init(entity: EntityDescription, predicate: FetchPredicate?, includesSubentities: Bool, sortKeys: [SortKey],
