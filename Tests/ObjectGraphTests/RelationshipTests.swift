@@ -221,4 +221,29 @@ final class RelationshipTests: StoreTestCase {
         let song = try XCTUnwrap(fetchAll(Song.self, in: reopened.viewContext).first)
         XCTAssertEqual(song.tags.map(\.label), ["pop"])
     }
+
+    func testReorderingAnOrderedManyToManyAfterReopenIsSaved() throws {
+        do {
+            let container = try makeContainer(Models.music)
+            let context = container.viewContext
+            let playlist = Playlist(context: context)
+            playlist.featured = ["a", "b", "c"].map { label -> Tag in
+                let tag = Tag(context: context)
+                tag.label = label
+                return tag
+            }
+            try context.save()
+        }
+        do {
+            let container = try makeContainer(Models.music)
+            let playlist = try XCTUnwrap(fetchAll(Playlist.self, in: container.viewContext).first)
+            XCTAssertEqual(playlist.featured.map(\.label), ["a", "b", "c"])
+            playlist.featured = playlist.featured.reversed()
+            XCTAssertTrue(container.viewContext.hasChanges, "a new order is a change")
+            try container.viewContext.save()
+        }
+        let reopened = try makeContainer(Models.music)
+        let playlist = try XCTUnwrap(fetchAll(Playlist.self, in: reopened.viewContext).first)
+        XCTAssertEqual(playlist.featured.map(\.label), ["c", "b", "a"])
+    }
 }
