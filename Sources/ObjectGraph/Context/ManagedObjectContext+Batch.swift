@@ -18,8 +18,8 @@ extension ManagedObjectContext {
                                  sortKeys: [], coordinator: coordinator)
         let outcome = try coordinator.write { connection in
             var deleter = BatchDeleter(coordinator: coordinator, connection: connection)
-            let selected = try deleter.selectIDs(plan)
-            try deleter.delete(selected)
+            let selected = try deleter.selectAndKeepIDs(plan)
+            try deleter.delete(selected, plan: plan)
             let updated = try deleter.readRows(deleter.nullified.filter { !deleter.deleted.contains($0) })
             return (selected, deleter, updated)
         }
@@ -124,6 +124,30 @@ struct BatchDeleter {
         try ids("SELECT t.Z_PK, t.Z_ENT FROM \(plan.mapping.table.name) t" + plan.whereClause, plan.arguments)
     }
 
+    /// The IDs a plan selects, also kept in `temp.og_batch_keys` so that the statements that
+    /// follow name them with one subquery instead of binding them in chunks.
+    func selectAndKeepIDs(_ plan: FetchPlan) throws -> [ObjectID] {
+        try connection.execute("CREATE TEMP TABLE IF NOT EXISTS og_batch_keys (pk INTEGER PRIMARY KEY)")
+        try connection.run("DELETE FROM temp.og_batch_keys")
+        try connection.run("INSERT INTO temp.og_batch_keys SELECT t.Z_PK FROM \(plan.mapping.table.name) t" + plan.whereClause, plan.arguments)
+        return try ids("SELECT t.Z_PK, t.Z_ENT FROM \(plan.mapping.table.name) t WHERE t.Z_PK IN (SELECT pk FROM temp.og_batch_keys)", [])
+    }
+
+    /// Where the keys of objects being deleted come from: the request's selection in the
+    /// temporary table, or a list bound 500 at a time.
+    enum KeySource {
+        case selection
+        case list([Int64])
+
+        /// The contents of `IN (...)` and its arguments, per chunk.
+        var chunks: [(sql: String, arguments: [SQLiteValue])] {
+            switch self {
+            case .selection: return [("SELECT pk FROM temp.og_batch_keys", [])]
+            case .list(let keys): return keys.chunks(500).map { (BatchDeleter.marks($0.count), $0.map { .integer($0) }) }
+            }
+        }
+    }
+
     private func ids(_ sql: String, _ arguments: [SQLiteValue]) throws -> [ObjectID] {
         let layout = coordinator.layout
         let store = coordinator.store.identity
@@ -135,15 +159,24 @@ struct BatchDeleter {
         return result
     }
 
-    /// Deletes `roots` and, by cascade rules, their destinations; applies nullify and deny.
-    mutating func delete(_ roots: [ObjectID]) throws {
-        var pending = roots.filter { deleted.insert($0).inserted }
+    /// Deletes what `plan` selected (`selected`, kept by ``selectAndKeepIDs(_:)``) and, by
+    /// cascade rules, their destinations; applies nullify and deny.
+    mutating func delete(_ selected: [ObjectID], plan: FetchPlan) throws {
+        var pending = selected.filter { deleted.insert($0).inserted }
+        order += pending
+        var relationships: [ObjectIdentifier: RelationshipDescription] = [:]
+        for entity in Set(selected.map(\.entity)) {
+            for relationship in entity.relationships { relationships[ObjectIdentifier(relationship)] = relationship }
+        }
+        var next: [ObjectID] = []
+        for relationship in relationships.values { next += try apply(relationship, .selection) }
+        pending = next.filter { deleted.insert($0).inserted }
         order += pending
         while !pending.isEmpty {
-            var next: [ObjectID] = []
+            next = []
             for (entity, group) in Dictionary(grouping: pending, by: { ObjectIdentifier($0.entity) }).map({ ($0.value[0].entity, $0.value) }) {
                 for relationship in entity.relationships {
-                    next += try apply(relationship, of: entity, group.map(\.key))
+                    next += try apply(relationship, .list(group.map(\.key)))
                 }
             }
             pending = next.filter { deleted.insert($0).inserted }
@@ -158,7 +191,14 @@ struct BatchDeleter {
                 try connection.run("UPDATE \(table) SET Z_OPT = Z_OPT + 1 WHERE Z_PK IN (\(Self.marks(chunk.count)))", chunk.map { .integer($0.key) })
             }
         }
-        for (root, group) in Dictionary(grouping: order, by: { ObjectIdentifier($0.entity.root) }).map({ ($0.value[0].entity.root, $0.value) }) {
+        // The selection with one statement (the whole table when nothing narrows it), then
+        // what cascaded.
+        let table = plan.mapping.table.name
+        try connection.run(plan.whereClause.isEmpty ? "DELETE FROM \(table)" : "DELETE FROM \(table) WHERE Z_PK IN (SELECT pk FROM temp.og_batch_keys)")
+        try connection.run("DELETE FROM temp.og_batch_keys")
+        let selectedSet = Set(selected)
+        let cascaded = order.filter { !selectedSet.contains($0) }
+        for (root, group) in Dictionary(grouping: cascaded, by: { ObjectIdentifier($0.entity.root) }).map({ ($0.value[0].entity.root, $0.value) }) {
             let table = coordinator.mapping(for: root).table.name
             for chunk in group.chunks(500) {
                 try connection.run("DELETE FROM \(table) WHERE Z_PK IN (\(Self.marks(chunk.count)))", chunk.map { .integer($0.key) })
@@ -166,14 +206,14 @@ struct BatchDeleter {
         }
     }
 
-    /// Applies `relationship`'s delete rule for owners `keys`; returns destinations to cascade to.
-    private mutating func apply(_ relationship: RelationshipDescription, of entity: EntityDescription, _ keys: [Int64]) throws -> [ObjectID] {
+    /// Applies `relationship`'s delete rule for the owners `keys` name; returns destinations
+    /// to cascade to.
+    private mutating func apply(_ relationship: RelationshipDescription, _ keys: KeySource) throws -> [ObjectID] {
+        let entity = relationship.entity
         let owner = coordinator.mapping(for: entity)
         let destination = coordinator.mapping(for: relationship.destinationEntity)
         var found: [ObjectID] = []
-        for chunk in keys.chunks(500) {
-            let arguments: [SQLiteValue] = chunk.map { .integer($0) }
-            let marks = Self.marks(chunk.count)
+        for (marks, arguments) in keys.chunks {
             let sql: String
             if let join = owner.joinTableBySlot[relationship.slot] {
                 sql = "SELECT d.Z_PK, d.Z_ENT FROM \(join.name) j JOIN \(destination.table.name) d ON d.Z_PK = j.\(join.memberColumn) WHERE j.\(join.ownerColumn) IN (\(marks))"
@@ -203,11 +243,10 @@ struct BatchDeleter {
             nullified.formUnion(found)
             if !inverse.isToMany, owner.joinTableBySlot[relationship.slot] == nil,
                let column = coordinator.mapping(for: inverse.entity).columnBySlot[inverse.slot] {
-                for chunk in keys.chunks(500) {
-                    var sets = "\(column) = NULL"
-                    if let entityColumn = coordinator.mapping(for: inverse.entity).entityColumnBySlot[inverse.slot] { sets += ", \(entityColumn) = NULL" }
-                    try connection.run("UPDATE \(destination.table.name) SET \(sets) WHERE \(column) IN (\(Self.marks(chunk.count)))",
-                                       chunk.map { .integer($0) })
+                var sets = "\(column) = NULL"
+                if let entityColumn = coordinator.mapping(for: inverse.entity).entityColumnBySlot[inverse.slot] { sets += ", \(entityColumn) = NULL" }
+                for (marks, arguments) in keys.chunks {
+                    try connection.run("UPDATE \(destination.table.name) SET \(sets) WHERE \(column) IN (\(marks))", arguments)
                 }
             }
         case .noAction:

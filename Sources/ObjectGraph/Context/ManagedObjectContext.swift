@@ -48,7 +48,7 @@ public final class ManagedObjectContext: @unchecked Sendable {  // confined; see
     let logger = Logger(label: "ObjectGraph.context")
 
     /// Registered objects, held without a reference; each removes itself when it deallocates.
-    var registered: [ObjectID: Unmanaged<ManagedObject>] = [:]
+    @exclusivity(unchecked) var registered: [ObjectID: Unmanaged<ManagedObject>] = [:]
     /// Objects with changes are held strongly until saved or rolled back.
     var insertedSet: Set<ManagedObject> = []
     var updatedSet: Set<ManagedObject> = []

@@ -15,8 +15,8 @@ public protocol AttributeCodec {
 public enum NativeAttributeCodec<Value: AttributeValue>: AttributeCodec {
     public static var attributeType: AttributeType { Value.attributeType }
     public static var isOptional: Bool { Value.isOptionalAttribute }
-    @inline(__always) public static func decode(_ value: SlotValue) -> Value? { Value._decode(value) }
-    @inline(__always) public static func encode(_ value: Value) -> SlotValue { value._encoded }
+    @inlinable public static func decode(_ value: SlotValue) -> Value? { Value._decode(value) }
+    @inlinable public static func encode(_ value: Value) -> SlotValue { value._encoded }
 }
 
 /// Stores any `Codable` value as a transformable attribute: a BLOB holding its JSON

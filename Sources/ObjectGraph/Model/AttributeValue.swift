@@ -22,36 +22,47 @@ extension AttributeValue {
 
 extension Bool: AttributeValue {
     public static var attributeType: AttributeType { .boolean }
+    @inlinable
     public static func _decode(_ value: SlotValue) -> Bool? { if case .int(let v) = value { return v != 0 } else { return nil } }
+    @inlinable
     public var _encoded: SlotValue { .int(self ? 1 : 0) }
 }
 
 extension Int: AttributeValue {
     public static var attributeType: AttributeType { .integer64 }
+    @inlinable
     public static func _decode(_ value: SlotValue) -> Int? { if case .int(let v) = value { return Int(v) } else { return nil } }
+    @inlinable
     public var _encoded: SlotValue { .int(Int64(self)) }
 }
 
 extension Int64: AttributeValue {
     public static var attributeType: AttributeType { .integer64 }
+    @inlinable
     public static func _decode(_ value: SlotValue) -> Int64? { if case .int(let v) = value { return v } else { return nil } }
+    @inlinable
     public var _encoded: SlotValue { .int(self) }
 }
 
 extension Int32: AttributeValue {
     public static var attributeType: AttributeType { .integer32 }
+    @inlinable
     public static func _decode(_ value: SlotValue) -> Int32? { if case .int(let v) = value { return Int32(truncatingIfNeeded: v) } else { return nil } }
+    @inlinable
     public var _encoded: SlotValue { .int(Int64(self)) }
 }
 
 extension Int16: AttributeValue {
     public static var attributeType: AttributeType { .integer16 }
+    @inlinable
     public static func _decode(_ value: SlotValue) -> Int16? { if case .int(let v) = value { return Int16(truncatingIfNeeded: v) } else { return nil } }
+    @inlinable
     public var _encoded: SlotValue { .int(Int64(self)) }
 }
 
 extension Double: AttributeValue {
     public static var attributeType: AttributeType { .double }
+    @inlinable
     public static func _decode(_ value: SlotValue) -> Double? {
         switch value {
         case .double(let v): return v
@@ -59,17 +70,21 @@ extension Double: AttributeValue {
         default: return nil
         }
     }
+    @inlinable
     public var _encoded: SlotValue { .double(self) }
 }
 
 extension Float: AttributeValue {
     public static var attributeType: AttributeType { .float }
+    @inlinable
     public static func _decode(_ value: SlotValue) -> Float? { Double._decode(value).map(Float.init) }
+    @inlinable
     public var _encoded: SlotValue { .double(Double(self)) }
 }
 
 extension Decimal: AttributeValue {
     public static var attributeType: AttributeType { .decimal }
+    @inlinable
     public static func _decode(_ value: SlotValue) -> Decimal? {
         switch value {
         case .decimal(let v): return v
@@ -78,27 +93,33 @@ extension Decimal: AttributeValue {
         default: return nil
         }
     }
+    @inlinable
     public var _encoded: SlotValue { .decimal(self) }
 }
 
 extension Decimal {
     /// A Decimal read back from the REAL column, rounded to the 15 significant digits a
     /// Double holds exactly, so `12.34` comes back as `12.34` rather than `12.339999...`.
+    @usableFromInline
     static func fromStored(_ double: Double) -> Decimal {
         Decimal(string: String(format: "%.15g", double)) ?? Decimal(double)
     }
 
+    @usableFromInline
     var storedDouble: Double { NSDecimalNumber(decimal: self).doubleValue }
 }
 
 extension String: AttributeValue {
     public static var attributeType: AttributeType { .string }
+    @inlinable
     public static func _decode(_ value: SlotValue) -> String? { if case .text(let v) = value { return v } else { return nil } }
+    @inlinable
     public var _encoded: SlotValue { .text(self) }
 }
 
 extension Date: AttributeValue {
     public static var attributeType: AttributeType { .date }
+    @inlinable
     public static func _decode(_ value: SlotValue) -> Date? {
         switch value {
         case .double(let v): return Date(timeIntervalSinceReferenceDate: v)
@@ -106,17 +127,21 @@ extension Date: AttributeValue {
         default: return nil
         }
     }
+    @inlinable
     public var _encoded: SlotValue { .double(timeIntervalSinceReferenceDate) }
 }
 
 extension Data: AttributeValue {
     public static var attributeType: AttributeType { .binary }
+    @inlinable
     public static func _decode(_ value: SlotValue) -> Data? { if case .blob(let v) = value { return v } else { return nil } }
+    @inlinable
     public var _encoded: SlotValue { .blob(self) }
 }
 
 extension UUID: AttributeValue {
     public static var attributeType: AttributeType { .uuid }
+    @inlinable
     public static func _decode(_ value: SlotValue) -> UUID? {
         switch value {
         case .uuid(let v): return v
@@ -125,21 +150,25 @@ extension UUID: AttributeValue {
         default: return nil
         }
     }
+    @inlinable
     public var _encoded: SlotValue { .uuid(self) }
 }
 
 extension UUID {
+    @usableFromInline
     init(blobData data: Data) {
         var bytes: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
         withUnsafeMutableBytes(of: &bytes) { raw in _ = data.copyBytes(to: raw.bindMemory(to: UInt8.self)) }
         self.init(uuid: bytes)
     }
 
+    @usableFromInline
     var blobData: Data { withUnsafeBytes(of: uuid) { Data($0) } }
 }
 
 extension URL: AttributeValue {
     public static var attributeType: AttributeType { .uri }
+    @inlinable
     public static func _decode(_ value: SlotValue) -> URL? {
         switch value {
         case .url(let v): return v
@@ -147,15 +176,18 @@ extension URL: AttributeValue {
         default: return nil
         }
     }
+    @inlinable
     public var _encoded: SlotValue { .url(self) }
 }
 
 extension Optional: AttributeValue where Wrapped: AttributeValue {
     public static var attributeType: AttributeType { Wrapped.attributeType }
     public static var isOptionalAttribute: Bool { true }
+    @inlinable
     public static func _decode(_ value: SlotValue) -> Optional<Wrapped>? {
         if value.isNull { return .some(nil) }
         return Wrapped._decode(value).map { .some($0) }
     }
+    @inlinable
     public var _encoded: SlotValue { self?._encoded ?? .null }
 }

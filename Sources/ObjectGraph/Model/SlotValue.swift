@@ -22,6 +22,7 @@ public enum SlotValue: Equatable, Sendable {
     /// A to-many relationship not loaded yet: it loads with one query on first touch.
     case unloaded
 
+    @usableFromInline
     var isNull: Bool { if case .null = self { return true } else { return false } }
 
     var objectID: ObjectID? { if case .object(let id) = self { return id } else { return nil } }

@@ -22,6 +22,7 @@ public struct Attribute<Value, Codec: AttributeCodec>: OrdinalProperty where Cod
     @usableFromInline let ordinal: Int32
 
     /// An attribute of a native Core Data type.
+    @inlinable
     public init(wrappedValue: @autoclosure @escaping () -> Value, _ options: AttributeOptions = [])
     where Value: AttributeValue, Codec == NativeAttributeCodec<Value> {
         ordinal = Self.register(wrappedValue, options)
@@ -29,6 +30,7 @@ public struct Attribute<Value, Codec: AttributeCodec>: OrdinalProperty where Cod
 
     /// An attribute holding any `Codable` value, stored as a transformable BLOB.
     @_disfavoredOverload
+    @inlinable
     public init(wrappedValue: @autoclosure @escaping () -> Value, _ options: AttributeOptions = [])
     where Value: Codable, Codec == CodableAttributeCodec<Value> {
         ordinal = Self.register(wrappedValue, options)
@@ -36,19 +38,23 @@ public struct Attribute<Value, Codec: AttributeCodec>: OrdinalProperty where Cod
 
     /// The wrapper's ordinal in the object being created; while its class is being
     /// described, also records what it declares. Defaults are never evaluated here.
-    private static func register(_ defaultValue: @escaping () -> Value, _ options: AttributeOptions) -> Int32 {
+    @inlinable
+    static func register(_ defaultValue: @escaping () -> Value, _ options: AttributeOptions) -> Int32 {
         let recorder = ReflectionRecorder.current
         let ordinal = recorder.counter
         recorder.counter = ordinal &+ 1
-        if recorder.blueprints != nil {
-            recorder.blueprints![ordinal] = .attribute(AttributeBlueprint(
-                attributeType: Codec.attributeType,
-                isOptional: Codec.isOptional,
-                isTransient: options.contains(.transient),
-                defaultValue: { Codec.encode(defaultValue()) },
-                conversion: .codec(Codec.self)))
-        }
+        if recorder.isRecording { record(ordinal, defaultValue, options, in: recorder) }
         return ordinal
+    }
+
+    @usableFromInline
+    static func record(_ ordinal: Int32, _ defaultValue: @escaping () -> Value, _ options: AttributeOptions, in recorder: ReflectionRecorder) {
+        recorder.blueprints![ordinal] = .attribute(AttributeBlueprint(
+            attributeType: Codec.attributeType,
+            isOptional: Codec.isOptional,
+            isTransient: options.contains(.transient),
+            defaultValue: { Codec.encode(defaultValue()) },
+            conversion: .codec(Codec.self)))
     }
 
     @available(*, unavailable, message: "@Attribute can only be used on properties of ManagedObject subclasses")

@@ -9,6 +9,15 @@ extension ManagedObject {
         relatedObjects(entity.relationshipAtSlot[entity.slotByOrdinal[Int(ordinal)]]!)
     }
 
+    /// The destination of a to-one relationship: no array, one identity-map lookup.
+    @usableFromInline
+    final func relatedObject(ordinal: Int32) -> ManagedObject? {
+        guard let context else { return nil }
+        let slot = entity.slotByOrdinal[Int(ordinal)]
+        guard case .object(let id) = primitiveValue(slot: slot) else { return nil }
+        return context.destination(with: id)
+    }
+
     @usableFromInline
     final func setRelatedObjects(_ objects: [ManagedObject], ordinal: Int32) {
         setRelatedObjects(objects, entity.relationshipAtSlot[entity.slotByOrdinal[Int(ordinal)]]!)

@@ -26,13 +26,14 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     /// The context that registered the object; cleared when the context goes away or the
     /// object is unregistered (the context clears it, so it never dangles).
     unowned(unsafe) var context: ManagedObjectContext?
-    /// Current values, one per property slot.
-    var values: ContiguousArray<SlotValue>
+    /// Current values, one per property slot. (Exclusivity is not checked at run time on
+    /// these hot fields: every access is a single read or write on the context's thread.)
+    @exclusivity(unchecked) var values: ContiguousArray<SlotValue>
     /// Values as last read from or written to the store; empty for a new object.
-    var snapshot: ContiguousArray<SlotValue> = []
+    @exclusivity(unchecked) var snapshot: ContiguousArray<SlotValue> = []
     /// The row version (`Z_OPT`) the snapshot was read at.
     var version: Int64 = 0
-    var state: ObjectState = []
+    @exclusivity(unchecked) var state: ObjectState = []
 
     /// Creates an object of `entity` and inserts it into `context` (if given). Default values
     /// are evaluated for the new object; ``awakeFromInsert()`` is called.

@@ -9,9 +9,14 @@ import Glibc
 /// `Employee` is always the same property. Each wrapper keeps its ordinal; the entity maps
 /// ordinals to slots once per class, and an accessor then indexes the slot buffer directly.
 /// While an entity is being described, the wrappers also record what they declare.
+@usableFromInline
 final class ReflectionRecorder {
-    var counter: Int32 = 0
-    var blueprints: [Int32: PropertyBlueprint]?
+    @usableFromInline var counter: Int32 = 0
+    var blueprints: [Int32: PropertyBlueprint]? {
+        didSet { isRecording = blueprints != nil }
+    }
+    /// Whether a class is being described (wrappers record their declarations).
+    @usableFromInline private(set) var isRecording = false
     /// Set by a context just before it instantiates a fetched object, so the initializer
     /// leaves the values unloaded and evaluates no default values.
     var materializing = false
@@ -26,6 +31,7 @@ final class ReflectionRecorder {
     }()
 
     /// This thread's recorder.
+    @usableFromInline
     static var current: ReflectionRecorder {
         if let pointer = pthread_getspecific(key) {
             return Unmanaged<ReflectionRecorder>.fromOpaque(pointer).takeUnretainedValue()

@@ -25,13 +25,21 @@ public protocol RelationshipValue {
     static var relationshipKind: RelationshipKind { get }
     static var destinationClass: ManagedObject.Type { get }
     static func _decode(_ objects: [ManagedObject]) -> Self
+    /// A to-one value from its destination (to-one types only).
+    static func _decodeToOne(_ object: ManagedObject?) -> Self
     var _objects: [ManagedObject] { get }
+}
+
+extension RelationshipValue {
+    public static func _decodeToOne(_ object: ManagedObject?) -> Self { _decode(object.map { [$0] } ?? []) }
 }
 
 extension Optional: RelationshipValue where Wrapped: ManagedObject {
     public static var relationshipKind: RelationshipKind { .toOne }
     public static var destinationClass: ManagedObject.Type { Wrapped.self }
     public static func _decode(_ objects: [ManagedObject]) -> Wrapped? { objects.first.map { unsafeDowncast($0, to: Wrapped.self) } }
+    @inlinable
+    public static func _decodeToOne(_ object: ManagedObject?) -> Wrapped? { object.map { unsafeDowncast($0, to: Wrapped.self) } }
     public var _objects: [ManagedObject] { map { [$0] } ?? [] }
 }
 
@@ -113,7 +121,11 @@ public struct Relationship<Value: RelationshipValue>: OrdinalProperty {
         wrapped wrappedKeyPath: ReferenceWritableKeyPath<Object, Value>,
         storage storageKeyPath: ReferenceWritableKeyPath<Object, Self>
     ) -> Value {
-        get { Value._decode(object.relatedObjects(ordinal: object[keyPath: storageKeyPath].ordinal)) }
+        get {
+            let ordinal = object[keyPath: storageKeyPath].ordinal
+            if Value.relationshipKind == .toOne { return Value._decodeToOne(object.relatedObject(ordinal: ordinal)) }
+            return Value._decode(object.relatedObjects(ordinal: ordinal))
+        }
         set { object.setRelatedObjects(newValue._objects, ordinal: object[keyPath: storageKeyPath].ordinal) }
     }
 
