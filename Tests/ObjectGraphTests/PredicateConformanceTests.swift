@@ -288,3 +288,25 @@ final class PredicateConformanceTests: QueryTestCase {
         }
     }
 }
+
+extension PredicateConformanceTests {
+    func testLongInListsAreOneParameterAndMeanTheSame() throws {
+        let company = try seedCompany()
+        let ages = Array(1000..<41_000) + [42]
+        let names = (0..<500).map { "name \($0) with 'quotes' and \"doubles\" and \\ and é" } + ["Ångström", "O'Brien"]
+        let ids = (0..<300).map { _ in company.etudes.objectID } + [company.sales.objectID]
+        let cases: [(String, Any, Set<String>)] = [
+            ("age IN %@", ages, ["John"]),
+            ("lastName IN %@", names, ["Ana", "Bob"]),
+            ("department IN %@", ids, ["John", "Jane", "Mary", "Émile"]),
+            ("NOT age IN %@", ages, PredicateConformanceTests.everyone.subtracting(["John"])),
+        ]
+        startRecording()
+        for (format, argument, expected) in cases {
+            let predicate = try FetchPredicate(format, argument)
+            XCTAssertEqual(try sqlNames(predicate), expected, format)
+            XCTAssertEqual(try memoryNames(predicate), expected, format)
+        }
+        XCTAssertTrue(recorder.queries.contains { $0.contains("json_each(?)") })
+    }
+}

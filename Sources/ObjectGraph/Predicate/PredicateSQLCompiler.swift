@@ -99,6 +99,11 @@ struct PredicateSQLCompiler {
             var terms: [String] = []
             if !options.isEmpty {
                 for value in values { terms.append(stringCall(.equal, options, reuse(&self), bind(value))) }
+            } else if values.count > 100, let json = Self.jsonArray(values) {
+                // A long list is one parameter: SQLite's limit on parameters never applies.
+                let target = reuse(&self)
+                arguments.append(.text(json))
+                terms.append("\(target) IN (SELECT value FROM json_each(?))")
             } else if !values.isEmpty {
                 let target = reuse(&self)
                 terms.append("\(target) IN (\(values.map { bind($0) }.joined(separator: ", ")))")
@@ -134,6 +139,25 @@ struct PredicateSQLCompiler {
         case .greaterOrEqual: return "\(left) >= \(right)"
         default: return stringCall(StringComparison.Code(op)!, options, left, right)
         }
+    }
+
+    /// `values` as a JSON array when each is a number or text (what `json_each` gives back
+    /// as the same SQLite value), else nil.
+    static func jsonArray(_ values: [SlotValue]) -> String? {
+        var items: [String] = []
+        items.reserveCapacity(values.count)
+        for value in values {
+            switch value {
+            case .int(let v): items.append(String(v))
+            case .double(let v) where v.isFinite: items.append("\(v)")
+            case .object(let id): items.append(String(id.key))
+            case .text(let v):
+                guard let data = try? JSONSerialization.data(withJSONObject: [v]), let text = String(data: data, encoding: .utf8) else { return nil }
+                items.append(String(text.dropFirst().dropLast()))
+            default: return nil
+            }
+        }
+        return "[" + items.joined(separator: ",") + "]"
     }
 
     private func stringCall(_ code: StringComparison.Code, _ options: StringOptions, _ left: String, _ right: String) -> String {
