@@ -14,7 +14,9 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {  // mutable
     let logger = Logger(label: "ObjectGraph.coordinator")
     private let writeLock = NSLock()
     private let contextsLock = NSLock()
-    private var contexts: [ObjectIdentifier: WeakContext] = [:]
+    /// Live contexts, held without a reference (no weak-reference side tables on contexts);
+    /// each unregisters itself in `deinit`, under the same lock broadcasts hold.
+    private var contexts: [ObjectIdentifier: Unmanaged<ManagedObjectContext>] = [:]
 
     /// Opens (or creates) the store at `url`, or an in-memory store when `url` is nil.
     ///
@@ -73,7 +75,7 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {  // mutable
     // MARK: Contexts
 
     func register(_ context: ManagedObjectContext) {
-        contextsLock.withLock { contexts[ObjectIdentifier(context)] = WeakContext(context: context) }
+        contextsLock.withLock { contexts[ObjectIdentifier(context)] = Unmanaged.passUnretained(context) }
     }
 
     func unregister(_ context: ManagedObjectContext) {
@@ -82,14 +84,22 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {  // mutable
 
     /// Whether a context other than `context` would merge a save.
     func hasMergingContexts(besides context: ManagedObjectContext) -> Bool {
-        contextsLock.withLock { contexts.values.contains { $0.context !== context && $0.context?.automaticallyMergesChanges == true } }
+        contextsLock.withLock {
+            contexts.contains { key, reference in
+                key != ObjectIdentifier(context) && reference._withUnsafeGuaranteedRef { $0.automaticallyMergesChanges }
+            }
+        }
     }
 
     /// Posts a saved change set to the inbox of every other context that merges changes.
     func broadcast(_ changes: ChangeSet, from origin: ManagedObjectContext) {
-        let receivers = contextsLock.withLock { contexts.values.compactMap(\.context) }
-        for context in receivers where context !== origin && context.automaticallyMergesChanges {
-            context.enqueue(changes)
+        // Under the lock: a context cannot finish deinitializing while it is being posted to.
+        contextsLock.withLock {
+            for (key, reference) in contexts where key != ObjectIdentifier(origin) {
+                reference._withUnsafeGuaranteedRef { context in
+                    if context.automaticallyMergesChanges { context.enqueue(changes) }
+                }
+            }
         }
     }
 
@@ -112,6 +122,3 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {  // mutable
     }
 }
 
-private struct WeakContext {
-    weak var context: ManagedObjectContext?
-}

@@ -29,11 +29,11 @@ public final class EntityDescription: @unchecked Sendable, Hashable, CustomStrin
     var index = 0
     var propertiesByName: [String: PropertyDescription] = [:]
     /// Attributes by slot (nil where the slot holds a relationship).
-    var attributeAtSlot: [AttributeDescription?] = []
+    @exclusivity(unchecked) var attributeAtSlot: [AttributeDescription?] = []
     /// Relationships by slot (nil where the slot holds an attribute).
-    var relationshipAtSlot: [RelationshipDescription?] = []
+    @exclusivity(unchecked) var relationshipAtSlot: [RelationshipDescription?] = []
     /// Slot of each property wrapper, indexed by the wrapper's ordinal in `managedClass`.
-    var slotByOrdinal: [Int] = []
+    @exclusivity(unchecked) var slotByOrdinal: [Int] = []
     /// Property names by wrapper ordinal, for messages.
     var nameByOrdinal: [String] = []
     var wrapperCount: Int32 = 0

@@ -15,18 +15,22 @@ extension ManagedObject {
 
     @inline(__always)
     final func primitiveValue(slot: Int) -> SlotValue {
-        if let context {
-            context.willAccess()
-            if state.contains(.fault) { context.fulfillFault(self) }
-        }
+        prepareForAccess()
         return values[slot]
     }
 
-    final func setPrimitiveValue(_ value: SlotValue, slot: Int) {
-        if let context {
+    /// Every property access: the context's entry checks, then the fault if there is one.
+    @inline(__always)
+    final func prepareForAccess() {
+        guard let reference = contextReference else { return }
+        reference._withUnsafeGuaranteedRef { context in
             context.willAccess()
             if state.contains(.fault) { context.fulfillFault(self) }
         }
+    }
+
+    final func setPrimitiveValue(_ value: SlotValue, slot: Int) {
+        prepareForAccess()
         if values[slot] == value { return }
         if let undo = context?.undoStack, !state.contains(.insertedInOpenUndoGroup) {
             undo.record(.change(self, slot: slot, old: values[slot]))

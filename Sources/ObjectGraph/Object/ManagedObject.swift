@@ -23,9 +23,16 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     /// The object's ID: temporary until its context saves, permanent afterwards.
     public internal(set) var objectID: ObjectID
 
-    /// The context that registered the object; cleared when the context goes away or the
-    /// object is unregistered (the context clears it, so it never dangles).
-    unowned(unsafe) var context: ManagedObjectContext?
+    /// The context that registered the object, held without a reference count; cleared when
+    /// the context goes away or the object is unregistered (the context clears it, so it
+    /// never dangles). Hot paths use it through `_withUnsafeGuaranteedRef`, with no retain.
+    @exclusivity(unchecked) var contextReference: Unmanaged<ManagedObjectContext>?
+
+    /// The registering context (retained for the caller's use).
+    var context: ManagedObjectContext? {
+        get { contextReference?.takeUnretainedValue() }
+        set { contextReference = newValue.map { Unmanaged.passUnretained($0) } }
+    }
     /// Current values, one per property slot. (Exclusivity is not checked at run time on
     /// these hot fields: every access is a single read or write on the context's thread.)
     @exclusivity(unchecked) var values: ContiguousArray<SlotValue>
@@ -76,7 +83,7 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     }
 
     deinit {
-        context?.objectWillDeallocate(self)
+        contextReference?._withUnsafeGuaranteedRef { $0.objectWillDeallocate(self) }
     }
 
     /// The entity name of this class; override to use another name than the class name.

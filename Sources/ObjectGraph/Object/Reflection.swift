@@ -11,12 +11,12 @@ import Glibc
 /// While an entity is being described, the wrappers also record what they declare.
 @usableFromInline
 final class ReflectionRecorder {
-    @usableFromInline var counter: Int32 = 0
+    @usableFromInline @exclusivity(unchecked) var counter: Int32 = 0
     var blueprints: [Int32: PropertyBlueprint]? {
         didSet { isRecording = blueprints != nil }
     }
     /// Whether a class is being described (wrappers record their declarations).
-    @usableFromInline private(set) var isRecording = false
+    @usableFromInline @exclusivity(unchecked) private(set) var isRecording = false
     /// Set by a context just before it instantiates a fetched object, so the initializer
     /// leaves the values unloaded and evaluates no default values.
     var materializing = false
