@@ -132,3 +132,35 @@ extension Record where Self: ManagedObject {
         try aggregate(function, of: attribute, where: FetchPredicate(format, argumentArray: arguments))
     }
 }
+
+/// RHManagedObject's deleting helpers: one SQL batch delete, delete rules honoured.
+extension Record where Self: ManagedObject {
+    /// Deletes every object matching `predicate` (all objects of the entity when nil) in one
+    /// SQL transaction, applying delete rules (cascade, nullify; a deny rule refuses the
+    /// whole batch). Registered objects in every context become deleted: in this thread's at
+    /// once, in the others at their next access. Unsaved changes of this thread's context
+    /// are untouched.
+    ///
+    /// ```swift
+    /// let removed = try Employee.deleteAll(where: "age < %@", 18)
+    /// ```
+    ///
+    /// - Returns: the number of objects deleted (cascaded ones not counted).
+    /// - Throws: ``FetchPredicateError`` for a bad predicate, `BatchRequestError` when a
+    ///   deny rule refuses; nothing is deleted then.
+    @discardableResult
+    public static func deleteAll(where predicate: FetchPredicate? = nil) throws -> Int {
+        guard let entity = contextForCurrentThread.managedObjectModel.entity(for: self) else {
+            fatalError("ManagedRecord: \(self) is not an entity of model \(contextManager.name)")
+        }
+        var request = BatchDeleteRequest(entityName: entity.name, predicate: predicate)
+        request.includesSubentities = shouldFetchRequestsReturnSubentities
+        return try contextForCurrentThread.execute(request).count
+    }
+
+    /// ``deleteAll(where:)`` with a format string.
+    @discardableResult
+    public static func deleteAll(where format: String, _ arguments: Any?...) throws -> Int {
+        try deleteAll(where: FetchPredicate(format, argumentArray: arguments))
+    }
+}

@@ -58,6 +58,29 @@ final class QueryHelperTests: RecordTestCase {
         XCTAssertThrowsError(try Person.fetchDictionary(keyedBy: "nickname"))
     }
 
+    func testDeleteAllRunsOneBatchAndUpdatesRegisteredObjects() throws {
+        let john = try XCTUnwrap(Person.get(where: "firstName == %@ AND lastName == %@", "John", "Smith"))
+        XCTAssertEqual(try Person.deleteAll(where: "age > %@", 40), 3, "John Smith 42, John Lee 51, Ann Adams 60")
+        XCTAssertTrue(john.isDeleted, "a registered object it hit is deleted")
+        XCTAssertEqual(Set(try Person.fetchAll().map(\.firstName)), ["Jane", "Li"])
+        let remaining = Locked(-1)
+        onNewThread { remaining.set((try? Person.count()) ?? -1) }
+        XCTAssertEqual(remaining.value, 2, "another thread sees the deletion")
+        XCTAssertEqual(try Person.deleteAll(), 2)
+        XCTAssertEqual(try Person.count(), 0)
+    }
+
+    func testDeleteAllCascadesThroughDeleteRules() throws {
+        let company = Company.newEntity()
+        company.name = "Acme"
+        let worker = try XCTUnwrap(Person.get(where: "firstName == %@", "Li"))
+        worker.company = company
+        try Person.commit()
+        XCTAssertEqual(try Company.deleteAll(where: "name == %@", "Acme"), 1)
+        XCTAssertNil(try Person.get(where: "firstName == %@", "Li"), "the cascade removed the company's people")
+        XCTAssertEqual(try Person.count(), 4)
+    }
+
     func testAMalformedPredicateThrowsAndTouchesNothing() throws {
         XCTAssertThrowsError(try Person.fetch(where: "age > 3 AND (firstName == 'x'")) { error in
             XCTAssertTrue("\(error)".contains("expected"), "\(error)")
