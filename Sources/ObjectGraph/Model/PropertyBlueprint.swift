@@ -1,11 +1,13 @@
 import Foundation
 
 /// What a property wrapper declares, recorded once per class when its entity is built.
+@usableFromInline
 enum PropertyBlueprint {
     case attribute(AttributeBlueprint)
     case relationship(RelationshipBlueprint)
 }
 
+@usableFromInline
 struct AttributeBlueprint {
     var attributeType: AttributeType
     var isOptional: Bool
@@ -13,8 +15,18 @@ struct AttributeBlueprint {
     /// Evaluated for each newly inserted object (so `UUID()` gives each its own).
     var defaultValue: () -> SlotValue
     var conversion: ValueConversion
+
+    @usableFromInline
+    init(attributeType: AttributeType, isOptional: Bool, isTransient: Bool, defaultValue: @escaping () -> SlotValue, conversion: ValueConversion) {
+        self.attributeType = attributeType
+        self.isOptional = isOptional
+        self.isTransient = isTransient
+        self.defaultValue = defaultValue
+        self.conversion = conversion
+    }
 }
 
+@usableFromInline
 struct RelationshipBlueprint {
     var kind: RelationshipKind
     var destination: ManagedObject.Type
@@ -30,12 +42,14 @@ enum InverseSpecification {
 }
 
 /// Converts between an attribute's stored value and the `Any` that key-based access uses.
+@usableFromInline
 struct ValueConversion {
     var toAny: (SlotValue) -> Any?
     /// nil when `value` is not of the attribute's type.
     var fromAny: (Any?) -> SlotValue?
     var swiftTypeName: String
 
+    @usableFromInline
     static func codec<C: AttributeCodec>(_ codec: C.Type) -> ValueConversion {
         ValueConversion(
             toAny: { stored in

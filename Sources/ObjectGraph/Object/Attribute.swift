@@ -47,7 +47,7 @@ public struct Attribute<Value, Codec: AttributeCodec>: OrdinalProperty where Cod
         return ordinal
     }
 
-    @usableFromInline
+    @inlinable
     static func record(_ ordinal: Int32, _ defaultValue: @escaping () -> Value, _ options: AttributeOptions, in recorder: ReflectionRecorder) {
         recorder.blueprints![ordinal] = .attribute(AttributeBlueprint(
             attributeType: Codec.attributeType,

@@ -18,6 +18,25 @@ extension ManagedObject {
         return context.destination(with: id)
     }
 
+    /// Sets a to-one relationship and its inverse: no sets, no arrays.
+    @usableFromInline
+    final func setRelatedObject(_ object: ManagedObject?, ordinal: Int32) {
+        let relationship = entity.relationshipAtSlot[entity.slotByOrdinal[Int(ordinal)]]!
+        guard let context else {
+            preconditionFailure("ManagedRecord: insert \(entity.name) into a context before setting its relationship \(relationship.name)")
+        }
+        if let object, object.context !== context {
+            preconditionFailure("ManagedRecord: \(entity.name).\(relationship.name) cannot point at \(object.objectID): it belongs to \(object.context == nil ? "no context" : "another context"); use context.object(with: id) to get this context's copy")
+        }
+        let old = primitiveValue(slot: relationship.slot).objectID
+        let new = object?.objectID
+        guard old != new else { return }
+        setPrimitiveValue(new.map { .object($0) } ?? .null, slot: relationship.slot)
+        guard let inverse = relationship.inverseRelationship else { return }
+        if let old { context.object(with: old).removeInverse(inverse, pointingAt: objectID, in: context) }
+        object?.addInverse(inverse, pointingAt: self, in: context)
+    }
+
     @usableFromInline
     final func setRelatedObjects(_ objects: [ManagedObject], ordinal: Int32) {
         setRelatedObjects(objects, entity.relationshipAtSlot[entity.slotByOrdinal[Int(ordinal)]]!)

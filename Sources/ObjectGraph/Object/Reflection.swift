@@ -12,7 +12,7 @@ import Glibc
 @usableFromInline
 final class ReflectionRecorder {
     @usableFromInline @exclusivity(unchecked) var counter: Int32 = 0
-    var blueprints: [Int32: PropertyBlueprint]? {
+    @usableFromInline var blueprints: [Int32: PropertyBlueprint]? {
         didSet { isRecording = blueprints != nil }
     }
     /// Whether a class is being described (wrappers record their declarations).

@@ -28,10 +28,13 @@ public protocol RelationshipValue {
     /// A to-one value from its destination (to-one types only).
     static func _decodeToOne(_ object: ManagedObject?) -> Self
     var _objects: [ManagedObject] { get }
+    /// The destination of a to-one value (nil for other kinds).
+    var _toOneObject: ManagedObject? { get }
 }
 
 extension RelationshipValue {
     public static func _decodeToOne(_ object: ManagedObject?) -> Self { _decode(object.map { [$0] } ?? []) }
+    public var _toOneObject: ManagedObject? { nil }
 }
 
 extension Optional: RelationshipValue where Wrapped: ManagedObject {
@@ -41,6 +44,8 @@ extension Optional: RelationshipValue where Wrapped: ManagedObject {
     @inlinable
     public static func _decodeToOne(_ object: ManagedObject?) -> Wrapped? { object.map { unsafeDowncast($0, to: Wrapped.self) } }
     public var _objects: [ManagedObject] { map { [$0] } ?? [] }
+    @inlinable
+    public var _toOneObject: ManagedObject? { self }
 }
 
 extension Set: RelationshipValue where Element: ManagedObject {
@@ -126,7 +131,14 @@ public struct Relationship<Value: RelationshipValue>: OrdinalProperty {
             if Value.relationshipKind == .toOne { return Value._decodeToOne(object.relatedObject(ordinal: ordinal)) }
             return Value._decode(object.relatedObjects(ordinal: ordinal))
         }
-        set { object.setRelatedObjects(newValue._objects, ordinal: object[keyPath: storageKeyPath].ordinal) }
+        set {
+            let ordinal = object[keyPath: storageKeyPath].ordinal
+            if Value.relationshipKind == .toOne {
+                object.setRelatedObject(newValue._toOneObject, ordinal: ordinal)
+            } else {
+                object.setRelatedObjects(newValue._objects, ordinal: ordinal)
+            }
+        }
     }
 
     @inlinable
