@@ -75,76 +75,91 @@ extension ManagedObjectContext {
     // MARK: After commit
 
     private func apply(_ outcome: SaveTransaction.Outcome, inserted: [ManagedObject], updated: [SaveTransaction.Update], deleted: [ManagedObject]) {
-        // Names of changed keys only when someone will read them.
-        let wantsKeys = !(observers[.didSave]?.isEmpty ?? true) || persistentStoreCoordinator.hasMergingContexts(besides: self)
+        let coordinator = persistentStoreCoordinator
+        let store = coordinator.store.identity
+        // The change set is built only when someone will read it.
+        let observed = !(observers[.didSave]?.isEmpty ?? true)
+        let announced = observed || coordinator.hasMergingContexts(besides: self)
         var changeSet = ChangeSet()
         var cacheEntries: [(ObjectID, RowCache.Entry)] = []
-        let remap = outcome.permanentIDs
+        cacheEntries.reserveCapacity(inserted.count + updated.count)
+        let keys = outcome.keys
 
-        for object in inserted {
-            let permanent = remap[object.objectID]!
-            registered.removeValue(forKey: object.objectID)
-            object.objectID = permanent
-            registered[permanent] = Unmanaged.passUnretained(object)
+        func permanent(_ id: ObjectID) -> ObjectID {
+            guard id.isTemporaryID, let key = keys[id] else { return id }
+            return ObjectID(entity: id.entity, store: store, primaryKey: key)
         }
-        func remapped(_ values: ContiguousArray<SlotValue>) -> ContiguousArray<SlotValue> {
-            guard !remap.isEmpty else { return values }
-            var values = values
-            for slot in values.indices {
-                switch values[slot] {
-                case .object(let id) where id.isTemporaryID: values[slot] = .object(remap[id] ?? id)
+        /// Replaces temporary IDs of objects just inserted, in place.
+        func remap(_ object: ManagedObject) {
+            guard !keys.isEmpty else { return }
+            for slot in object.values.indices {
+                switch object.values[slot] {
+                case .object(let id) where id.isTemporaryID:
+                    object.values[slot] = .object(permanent(id))
                 case .objects(let ids) where ids.contains(where: \.isTemporaryID):
-                    values[slot] = .objects(OrderedSet(ids.map { remap[$0] ?? $0 }))
+                    object.values[slot] = .objects(OrderedSet(ids.map(permanent)))
                 default: break
                 }
             }
-            return values
         }
-        func commit(_ object: ManagedObject, isInsert: Bool, slots: [Int]) {
-            let key = ObjectIdentifier(object)
-            let values = remapped(outcome.resolvedValues[key] ?? object.values)
-            object.values = values
-            object.snapshot = values
-            object.version = outcome.versions[key] ?? object.version
+        for object in inserted {
+            registered.removeValue(forKey: object.objectID)
+            object.objectID = permanent(object.objectID)
+            registered[object.objectID] = Unmanaged.passUnretained(object)
+        }
+        func commit(_ object: ManagedObject, version: Int64) {
+            remap(object)
+            object.snapshot = object.values
+            object.version = version
             object.state.remove([.inserted, .updated])
-            let stored = storedRow(values, object.entity)
-            cacheEntries.append((object.objectID, .init(values: stored, version: object.version)))
-            if isInsert {
+            cacheEntries.append((object.objectID, .init(values: storedRow(object.values, object.entity), version: version)))
+        }
+        for object in inserted {
+            commit(object, version: 1)
+            if announced {
                 changeSet.inserted.append(object.objectID)
                 changeSet.changes.inserted.insert(object.objectID)
-            } else {
-                changeSet.updated.append((object.objectID, stored, object.version))
-                changeSet.changes.updated.insert(object.objectID)
-                if wantsKeys { changeSet.changes.changedKeys[object.objectID] = Set(slots.map { object.entity.properties[$0].name }) }
             }
         }
         let vanished = Set(outcome.vanished.map(ObjectIdentifier.init))
-        for object in inserted { commit(object, isInsert: true, slots: []) }
-        for update in updated where !vanished.contains(ObjectIdentifier(update.object)) { commit(update.object, isInsert: false, slots: update.slots) }
+        for update in updated where !vanished.contains(ObjectIdentifier(update.object)) {
+            let object = update.object
+            if let resolution = outcome.resolved[ObjectIdentifier(object)] {
+                object.values = resolution.values
+                commit(object, version: resolution.version)
+            } else {
+                commit(object, version: object.version + 1)
+            }
+            guard announced else { continue }
+            changeSet.updated.append((object.objectID, cacheEntries[cacheEntries.count - 1].1.values, object.version))
+            changeSet.changes.updated.insert(object.objectID)
+            changeSet.changes.changedKeys[object.objectID] = Set(update.slots.map { object.entity.properties[$0].name })
+        }
         for object in outcome.vanished {
             object.state = [.deleted]
             unregister(object)
         }
         // Objects that only pointed at a new object (not saved themselves) still hold its temporary ID.
-        for object in updatedSet where object.isUpdated { object.values = remapped(object.values) }
+        for object in updatedSet where object.isUpdated { remap(object) }
+        var deletedIDs: [ObjectID] = []
         for object in deleted {
-            changeSet.deleted.append(object.objectID)
-            changeSet.changes.deleted.insert(object.objectID)
+            deletedIDs.append(object.objectID)
+            if announced { changeSet.changes.deleted.insert(object.objectID) }
             unregister(object)
         }
+        changeSet.deleted = deletedIDs
         insertedSet.removeAll()
         deletedSet.removeAll()
         undoStack?.removeAll()
         for object in updatedSet { object.state.remove(.updated) }
         updatedSet.removeAll()
-        let coordinator = persistentStoreCoordinator
-        coordinator.rowCache.remove(changeSet.deleted)
+        coordinator.rowCache.remove(deletedIDs)
         coordinator.rowCache.store(cacheEntries)
         for object in inserted { object.didSave() }
         for update in updated { update.object.didSave() }
         for object in deleted { object.didSave() }
-        post(.didSave, changeSet.changes)
-        coordinator.broadcast(changeSet, from: self)
+        if observed { post(.didSave, changeSet.changes) }
+        if announced { coordinator.broadcast(changeSet, from: self) }
     }
 
     /// A row as other contexts should see it: to-many slots left to load on demand,

@@ -22,12 +22,11 @@ struct SaveTransaction {
     }
 
     struct Outcome {
-        /// Permanent IDs of the inserted objects, by temporary ID.
-        var permanentIDs: [ObjectID: ObjectID] = [:]
-        /// Values each updated object has after the save (the merge policy may change them).
-        var resolvedValues: [ObjectIdentifier: ContiguousArray<SlotValue>] = [:]
-        /// The version each inserted or updated object has after the save.
-        var versions: [ObjectIdentifier: Int64] = [:]
+        /// Primary keys of the inserted objects, by temporary ID.
+        var keys: [ObjectID: Int64] = [:]
+        /// Values and version of updated objects whose conflict the merge policy resolved
+        /// (any other updated object keeps its values at version + 1).
+        var resolved: [ObjectIdentifier: (values: ContiguousArray<SlotValue>, version: Int64)] = [:]
         /// Updated objects whose rows someone else deleted (resolved in favour of the delete).
         var vanished: [ManagedObject] = []
     }
@@ -50,7 +49,7 @@ struct SaveTransaction {
         if !conflicts.isEmpty { throw MergeConflictError(conflicts: conflicts) }
         for object in inserted { try writeToMany(object, keys, outcome) }
         for change in updated { try writeToMany(change.object, keys, outcome) }
-        for object in inserted { outcome.versions[ObjectIdentifier(object)] = 1 }
+        outcome.keys = keys
         return outcome
     }
 
@@ -71,7 +70,6 @@ struct SaveTransaction {
             for (offset, object) in group.enumerated() {
                 let key = last + 1 + Int64(offset)
                 keys[object.objectID] = key
-                outcome.permanentIDs[object.objectID] = ObjectID(entity: object.entity, store: store, primaryKey: key)
             }
         }
     }
@@ -116,11 +114,7 @@ struct SaveTransaction {
         var values = object.values
         var changed = changedSlots
         var version = object.version
-        if try write(values, changed, version: version, object, mapping, keys, &statements) {
-            outcome.versions[ObjectIdentifier(object)] = version + 1
-            outcome.resolvedValues[ObjectIdentifier(object)] = values
-            return
-        }
+        if try write(values, changed, version: version, object, mapping, keys, &statements) { return }
         // The row changed (or vanished) since it was read.
         guard let row = try currentRow(of: object, mapping) else {
             // Deleted by someone else: under the error policy a conflict; under any other
@@ -137,8 +131,7 @@ struct SaveTransaction {
             conflicts.append(.init(objectID: object.objectID, snapshotVersion: object.version, storeVersion: row.version))
             return
         case .rollback:
-            outcome.versions[ObjectIdentifier(object)] = row.version
-            outcome.resolvedValues[ObjectIdentifier(object)] = Self.keepingUnstored(row.values, from: values)
+            outcome.resolved[ObjectIdentifier(object)] = (Self.keepingUnstored(row.values, from: values), row.version)
             return
         case .overwrite:
             changed = Array(values.indices)
@@ -158,8 +151,7 @@ struct SaveTransaction {
             conflicts.append(.init(objectID: object.objectID, snapshotVersion: object.version, storeVersion: row.version))
             return
         }
-        outcome.versions[ObjectIdentifier(object)] = version + 1
-        outcome.resolvedValues[ObjectIdentifier(object)] = values
+        outcome.resolved[ObjectIdentifier(object)] = (values, version + 1)
     }
 
     /// `stored` with the slots the store does not hold (transient, to-many) taken from `local`.
