@@ -118,13 +118,18 @@ public final class ContextManager: @unchecked Sendable {  // mutable state behin
     /// Runs `block` with a fresh context bound to the running task: class-level helpers inside
     /// it use that context on whichever thread the task resumes after an `await`. The
     /// block's unsaved changes are discarded at the end: call `commit()` inside it.
-    public func perform<T>(_ block: () async throws -> T) async rethrows -> T {
+    public func perform<T>(_ block: sending () async throws -> T) async rethrows -> sending T {
         let context = lock.withLock { makeContext(.privateQueue, name: "\(name).task") }
         var contexts = Self.taskContexts
         contexts[ObjectIdentifier(self)] = context
-        return try await Self.$taskContexts.withValue(contexts) {
-            try await context.withTaskBinding(block)
+        // `block` was sent to us and runs once, in this task: TaskLocal.withValue's
+        // operation is not `sending`, so the region is carried over explicitly.
+        nonisolated(unsafe) let body = block
+        let result = try await Self.$taskContexts.withValue(contexts) {
+            try await context.withTaskBinding(body)
         }
+        nonisolated(unsafe) let sent = result
+        return sent
     }
 
     // MARK: Store

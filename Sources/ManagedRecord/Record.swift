@@ -98,7 +98,7 @@ extension Record where Self: ManagedObject {
 
     /// Runs `block` with a context bound to the running task, so class-level helpers keep
     /// working after an `await` resumes on another thread. Call `commit()` inside the block.
-    public static func perform<T>(_ block: () async throws -> T) async rethrows -> T {
+    public static func perform<T>(_ block: sending () async throws -> T) async rethrows -> sending T {
         try await contextManager.perform(block)
     }
 }

@@ -198,3 +198,32 @@ final class UndoAndBackgroundTests: RecordTestCase {
         }
     }
 }
+
+class Shape: ManagedObject {
+    @Attribute var name: String = ""
+    override class var modelName: String? { "Shapes" }
+    override class var shouldFetchRequestsReturnSubentities: Bool { false }
+}
+
+final class Circle: Shape {
+    @Attribute var radius: Double = 1
+    override class var shouldFetchRequestsReturnSubentities: Bool { true }
+}
+
+final class SubentityOptionTests: RecordTestCase {
+    func testShouldFetchRequestsReturnSubentitiesDecidesWhatClassLevelFetchesInclude() throws {
+        try ManagedRecord.setUp(model: "Shapes", entities: [Shape.self, Circle.self], storeURL: folder.appendingPathComponent("Shapes.sqlite"))
+        defer { ManagedRecord.tearDown(model: "Shapes") }
+        let square = Shape.newEntity()
+        square.name = "square"
+        let circle = Circle.newEntity()
+        circle.name = "circle"
+        try Shape.commit()
+        XCTAssertEqual(try Shape.fetchAll().map(\.name), ["square"], "Shape opts out of sub-entities")
+        XCTAssertEqual(try Shape.count(), 1)
+        XCTAssertEqual(try Shape.count(where: "name != %@", ""), 1)
+        XCTAssertEqual(try Circle.fetchAll().map(\.name), ["circle"])
+        XCTAssertEqual(try Shape.deleteAll(), 1, "the batch delete honours the option too")
+        XCTAssertEqual(try Circle.count(), 1)
+    }
+}

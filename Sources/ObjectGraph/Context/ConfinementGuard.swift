@@ -44,7 +44,7 @@ final class ConfinementGuard: @unchecked Sendable {  // `performer` is atomic; t
 
     /// Runs async `body` with the context bound to the current task, so it stays usable on
     /// whatever thread the task resumes on after a suspension.
-    func bindToTask<T>(_ body: () async throws -> T) async rethrows -> T {
+    func bindToTask<T>(_ body: sending () async throws -> T) async rethrows -> sending T {
         try await ConfinementGuard.$taskBound.withValue(self) { try await body() }
     }
 

@@ -102,7 +102,10 @@ public final class ManagedObjectContext: @unchecked Sendable {  // confined; see
 
     /// Runs `block` on this context from async code, serialized with other `perform` calls.
     /// The block is synchronous, so it cannot suspend halfway and resume on another thread.
-    public func perform<T>(_ block: () throws -> T) async rethrows -> T {
+    ///
+    /// The block and its result are `sending`, so main-actor code can call it with a closure
+    /// that captures the context and object IDs, and get its result back.
+    public func perform<T>(_ block: sending () throws -> T) async rethrows -> sending T {
         try guardian.perform(block)
     }
 
@@ -117,7 +120,7 @@ public final class ManagedObjectContext: @unchecked Sendable {  // confined; see
     ///     return try context.fetch(FetchRequest<Employee>()).map(\.firstName)
     /// }
     /// ```
-    public func withTaskBinding<T>(_ body: () async throws -> T) async rethrows -> T {
+    public func withTaskBinding<T>(_ body: sending () async throws -> T) async rethrows -> sending T {
         try await guardian.bindToTask(body)
     }
 
