@@ -169,9 +169,10 @@ public final class ManagedObjectContext: @unchecked Sendable {  // confined; see
 
     /// Called from an object's `deinit`: drop it from the identity map.
     func objectWillDeallocate(_ object: ManagedObject) {
-        if let current = registered[object.objectID], current.toOpaque() == Unmanaged.passUnretained(object).toOpaque() {
-            registered.removeValue(forKey: object.objectID)
-        }
+        // One hash: find the entry, and remove it only if it is this object.
+        guard let index = registered.index(forKey: object.objectID),
+              registered.values[index].toOpaque() == Unmanaged.passUnretained(object).toOpaque() else { return }
+        registered.remove(at: index)
     }
 
     func unregister(_ object: ManagedObject) {
