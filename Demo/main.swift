@@ -1,8 +1,8 @@
 import Foundation
 import ObjectGraph
 
-// ManagedRecord demo: everything the ObjectGraph stack does today, on a real store file,
-// step by step. Run it with `swift run Demo`. Each step prints what it does; a check that
+// ManagedRecord demo: everything the ObjectGraph stack and the ManagedRecord layer do today,
+// on real store files, step by step. Run it with `swift run Demo`. Each step prints what it does; a check that
 // fails stops the demo with exit status 1.
 
 out("ManagedRecord demo: Core Data's object graph on Linux, stored in Core Data's SQLite layout.")
@@ -11,7 +11,11 @@ out("The store is created in a fresh folder: \(storeURL.deletingLastPathComponen
 
 let johnURI = try basics(storeURL: storeURL)
 try reading(storeURL: storeURL, johnURI: johnURI)
+// The ManagedRecord part runs before the first `await`: on Linux, top-level code leaves the
+// process's main thread at its first suspension, and the part shows the main thread's context.
+try activeRecord(folder: storeURL.deletingLastPathComponent())
 try await concurrency(storeURL: storeURL)
 
-out("\nDone. The store is kept so you can look inside it:")
+out("\nDone. The stores are kept so you can look inside them:")
 out("   sqlite3 \(storeURL.path) '.tables' 'SELECT Z_PK, Z_ENT, ZFIRSTNAME, ZLASTNAME FROM ZEMPLOYEE'")
+out("   sqlite3 \(storeURL.deletingLastPathComponent().appendingPathComponent("Staff.sqlite").path) 'SELECT ZFIRSTNAME, ZSALARY, ZTITLE FROM ZSTAFFMEMBER'")
