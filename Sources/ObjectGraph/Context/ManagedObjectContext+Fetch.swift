@@ -189,7 +189,15 @@ extension ManagedObjectContext {
         object.snapshot = values
         object.version = version
         object.state.remove(.fault)
+        let hadChanges = object.state.contains(.updated)
         object.awakeFromFetch()
+        // As in Core Data, values set in awakeFromFetch() (typically transients) are not
+        // changes: they become part of the object's fetched state.
+        if !hadChanges && object.state.contains(.updated) {
+            object.state.remove(.updated)
+            updatedSet.remove(object)
+            object.snapshot = object.values
+        }
     }
 
     // MARK: Faults
