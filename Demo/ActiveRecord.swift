@@ -129,6 +129,7 @@ func activeRecord(folder: URL) throws {
         }
     }
     StaffMember.rollback()
+    say("back on the main thread, StaffMember.rollback() drops the uncommitted \(newcomer.firstName): \(try StaffMember.count()) people")
 
     step("A background thread commits while the main thread reads.")
     let ben = try StaffMember.get(where: "firstName == %@", "Ben")!
