@@ -58,7 +58,11 @@ public final class ContextManager: @unchecked Sendable {  // mutable state behin
             try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
             try FileManager.default.copyItem(at: seedStore, to: url)
         }
-        return try PersistentContainer(name: name, model: model, location: location)
+        let container = try PersistentContainer(name: name, model: model, location: location)
+        // The container's own view context is never used by the manager: it must not collect
+        // every commit's changes in an inbox nobody drains.
+        container.viewContext.automaticallyMergesChanges = false
+        return container
     }
 
     private static func storeURL(name: String, location: PersistentContainer.Location) -> URL? {

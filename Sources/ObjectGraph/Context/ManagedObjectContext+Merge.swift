@@ -5,22 +5,45 @@ extension ManagedObjectContext {
     /// Posts a saved change set; merged on this context's own thread at its next entry point.
     func enqueue(_ changes: ChangeSet) {
         inboxLock.withLock {
+            guard !inboxOverflowed else { return }
             inbox.append(changes)
+            inboxObjectCount += changes.updated.count + changes.deleted.count + changes.inserted.count
+            if inboxObjectCount > inboxCapacity {
+                // A context nobody uses for a long time must not hoard every save's rows:
+                // past the capacity, forget them and refresh everything at the next access.
+                inbox.removeAll()
+                inboxOverflowed = true
+            }
             inboxFlag.store(true, ordering: .releasing)
         }
     }
+
 
     /// Merges every waiting change set: unchanged registered objects take the saved values,
     /// deleted ones become deleted and leave the context. Objects with unsaved changes keep
     /// them; their save then meets the new version and the merge policy decides.
     func drainInbox() {
-        let sets: [ChangeSet] = inboxLock.withLock {
-            let waiting = inbox
+        let (sets, overflowed): ([ChangeSet], Bool) = inboxLock.withLock {
+            let waiting = (inbox, inboxOverflowed)
             inbox.removeAll()
+            inboxObjectCount = 0
+            inboxOverflowed = false
             inboxFlag.store(false, ordering: .relaxed)
             return waiting
         }
         var merged = ContextChanges()
+        if overflowed {
+            // Too much was saved elsewhere to keep: every registered object without unsaved
+            // changes turns into a fault and reloads (or turns out deleted) on next touch.
+            for (id, reference) in registered {
+                let object = reference.takeUnretainedValue()
+                guard !object.isFault, !object.isInserted, !object.isUpdated, !object.isDeleted else { continue }
+                object.values = []
+                object.snapshot = []
+                object.state = [.fault]
+                merged.updated.insert(id)
+            }
+        }
         for set in sets {
             for id in set.deleted {
                 guard let object = registered[id]?.takeUnretainedValue() else { continue }

@@ -40,6 +40,14 @@ public final class ManagedObjectContext: @unchecked Sendable {  // confined; see
     /// Whether saves of other contexts on the same coordinator are merged into this one
     /// (at its next entry point, on its own thread).
     public var automaticallyMergesChanges = true
+    /// The most saved objects other contexts' saves may leave waiting for this context's next
+    /// access. Past it the waiting changes are dropped and, at that access, every registered
+    /// object without unsaved changes turns into a fault that reloads on touch — so an idle
+    /// context never hoards memory. Thread-safe to set only before the context is shared.
+    public var mergeInboxCapacity: Int {
+        get { inboxLock.withLock { inboxCapacity } }
+        set { inboxLock.withLock { inboxCapacity = newValue } }
+    }
     public let concurrencyType: ConcurrencyType
     /// Records changes for ``undo()``; nil (the default) records nothing.
     public var undoStack: UndoStack?
@@ -58,6 +66,9 @@ public final class ManagedObjectContext: @unchecked Sendable {  // confined; see
     let inboxFlag = Atomic<Bool>(false)
     let inboxLock = NSLock()
     var inbox: [ChangeSet] = []
+    var inboxObjectCount = 0
+    var inboxOverflowed = false
+    var inboxCapacity = 100_000
 
     var observers: [ContextEvent: [(token: Int, block: (ContextChanges) -> Void)]] = [:]
     var nextObserverToken = 0
