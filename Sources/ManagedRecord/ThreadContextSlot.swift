@@ -22,7 +22,13 @@ final class ThreadContextSlot: @unchecked Sendable {  // the key is immutable; v
     init() {
         var key = pthread_key_t()
         let result = pthread_key_create(&key) { pointer in
-            if let pointer { Unmanaged<Entry>.fromOpaque(pointer).release() }
+            guard let pointer else { return }
+            // Released on a worker thread: while a thread exits, its own runtime state (and a
+            // thread sanitizer's) may already be torn down, so no context deinit runs here.
+            let address = UInt(bitPattern: pointer)
+            DispatchQueue.global().async {
+                if let pointer = UnsafeRawPointer(bitPattern: address) { Unmanaged<Entry>.fromOpaque(pointer).release() }
+            }
         }
         precondition(result == 0, "ManagedRecord: cannot create thread-specific storage (error \(result))")
         self.key = key
