@@ -33,3 +33,28 @@ final class MergeInboxTests: StoreTestCase {
         XCTAssertEqual(try view.count(for: FetchRequest<Employee>()), 2)
     }
 }
+
+/// A fault whose row another context deletes stays readable (regression: it was left with an
+/// empty value buffer, and touching it crashed with "Index out of range").
+final class MergedDeleteOfAFaultTests: StoreTestCase {
+    func testAFaultDeletedElsewhereIsDeletedAndReadableAfterTheMerge() throws {
+        let container = try makeContainer(Models.company)
+        let view = container.viewContext
+        let ann = Employee(context: view)
+        ann.firstName = "Ann"
+        try view.save()
+        let id = ann.objectID
+        view.refresh(ann, mergeChanges: false)
+        let fault = view.object(with: id) as! Employee
+        XCTAssertTrue(fault.isFault)
+        let background = container.newBackgroundContext()
+        try background.performAndWait {
+            background.delete(try background.existingObject(with: id))
+            try background.save()
+        }
+        fault.age = 3                     // the merge happens here; must not crash
+        XCTAssertTrue(fault.isDeleted)
+        XCTAssertEqual(fault.firstName, "", "a vanished object reads its default values")
+        XCTAssertFalse(view.hasChanges, "an edit of a deleted, unregistered object is not a change")
+    }
+}

@@ -47,11 +47,7 @@ extension ManagedObjectContext {
         for set in sets {
             for id in set.deleted {
                 guard let object = registered[id]?.takeUnretainedValue() else { continue }
-                insertedSet.remove(object)
-                updatedSet.remove(object)
-                deletedSet.remove(object)
-                object.state = [.deleted]
-                unregister(object)
+                forgetDeleted(object)
                 merged.deleted.insert(id)
             }
             for (id, values, version) in set.updated {
@@ -68,17 +64,27 @@ extension ManagedObjectContext {
         post(.objectsDidChange, merged)
     }
 
+    /// An object someone else deleted: it leaves the context, marked deleted. A fault gets
+    /// default values, so reading it afterwards never finds an empty slot buffer.
+    private func forgetDeleted(_ object: ManagedObject) {
+        insertedSet.remove(object)
+        updatedSet.remove(object)
+        deletedSet.remove(object)
+        if object.isFault {
+            markVanished(object)
+        } else {
+            object.state = [.deleted]
+            unregister(object)
+        }
+    }
+
     /// Merges a `.didSave` change set from a context of another coordinator on the same
     /// store file: refreshes the registered objects it names.
     public func mergeChanges(fromSaveOf changes: ContextChanges) {
         willAccess()
         for id in changes.deleted {
             guard let object = registered[id]?.takeUnretainedValue(), !object.isInserted else { continue }
-            insertedSet.remove(object)
-            updatedSet.remove(object)
-            deletedSet.remove(object)
-            object.state = [.deleted]
-            unregister(object)
+            forgetDeleted(object)
         }
         for id in changes.updated {
             guard let object = registered[id]?.takeUnretainedValue(), !object.isFault else { continue }
