@@ -116,14 +116,6 @@ final class SQLiteConnection {
         }
     }
 
-    /// Runs `body` inside a deferred read transaction, so every query sees one snapshot.
-    func readTransaction<T>(_ body: () throws -> T) throws -> T {
-        if isInTransaction { return try body() }
-        try execute("BEGIN DEFERRED")
-        defer { if isInTransaction { try? execute("COMMIT") } }
-        return try body()
-    }
-
     /// Column names of `table`, uppercased, or an empty set when the table does not exist.
     func columns(of table: String) throws -> Set<String> {
         var names = Set<String>()

@@ -110,7 +110,4 @@ final class SQLiteStatement {
         }
     }
 
-    var columnCount: Int32 { sqlite3_column_count(handle) }
-
-    func columnName(_ index: Int32) -> String { String(cString: sqlite3_column_name(handle, index)) }
 }
