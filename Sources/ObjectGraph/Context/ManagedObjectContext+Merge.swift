@@ -144,8 +144,7 @@ extension ManagedObjectContext {
     /// no context afterwards; fetch them again.
     public func reset() {
         willAccess()
-        for (_, object) in registered { object.takeUnretainedValue().context = nil }
-        for object in insertedSet.union(updatedSet).union(deletedSet) { object.context = nil }
+        detachAllObjects()
         registered.removeAll()
         retainedDestinations.removeAll()
         insertedSet.removeAll()

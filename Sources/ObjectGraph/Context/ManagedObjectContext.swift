@@ -90,6 +90,11 @@ public final class ManagedObjectContext: @unchecked Sendable {  // confined; see
 
     deinit {
         persistentStoreCoordinator.unregister(self)
+        detachAllObjects()
+    }
+
+    /// Clears every registered or changed object's reference to this context.
+    func detachAllObjects() {
         for (_, object) in registered { object.takeUnretainedValue().context = nil }
         for object in insertedSet.union(updatedSet).union(deletedSet) { object.context = nil }
     }

@@ -22,7 +22,7 @@ final class RowCache: @unchecked Sendable {  // every access holds `lock`
     func store(_ entries: [(ObjectID, Entry)]) {
         lock.withLock {
             if rows.count + entries.count > capacity { rows.removeAll(keepingCapacity: true) }
-            for (id, entry) in entries.prefix(capacity) { rows[id] = entry }
+            for (id, entry) in entries.suffix(capacity) { rows[id] = entry }
         }
     }
 

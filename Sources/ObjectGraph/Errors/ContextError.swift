@@ -1,5 +1,6 @@
 /// A context operation on an object that does not exist or belongs elsewhere.
 public struct ContextError: Error, CustomStringConvertible, Sendable {
+    /// What kind of problem it is.
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         let name: String
         /// No row exists for the object ID.
@@ -9,8 +10,11 @@ public struct ContextError: Error, CustomStringConvertible, Sendable {
         public var description: String { name }
     }
 
+    /// What kind of problem it is.
     public let code: Code
+    /// The object ID concerned.
     public let objectID: ObjectID?
+    /// What went wrong.
     public let message: String
 
     public var description: String { "Context error (\(code)): \(message)" }

@@ -1,18 +1,23 @@
 /// A key-based access (`value(forKey:)`, `setValue(_:forKey:)`, a sort key) that names a
 /// property the entity does not have, or gives a value of the wrong type.
 public struct KeyValueError: Error, CustomStringConvertible, Sendable {
+    /// What kind of problem it is.
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         let name: String
+        /// The entity has no property of that name.
         public static let unknownKey = Code(name: "unknownKey")
+        /// The value is not of the property's type.
         public static let typeMismatch = Code(name: "typeMismatch")
         public var description: String { name }
     }
 
+    /// What kind of problem it is.
     public let code: Code
     /// The entity that was asked.
     public let entity: String
     /// The key that was asked for.
     public let key: String
+    /// What is wrong, naming the entity, the key and the types.
     public let message: String
 
     static func unknownKey(_ key: String, entity: EntityDescription) -> KeyValueError {

@@ -4,6 +4,7 @@
 public struct MergeConflictError: Error, CustomStringConvertible, Sendable {
     /// One object whose row changed underneath.
     public struct Conflict: Sendable, CustomStringConvertible {
+        /// The object whose row changed.
         public let objectID: ObjectID
         /// The version (`Z_OPT`) this context read.
         public let snapshotVersion: Int64
@@ -16,6 +17,7 @@ public struct MergeConflictError: Error, CustomStringConvertible, Sendable {
         }
     }
 
+    /// Every conflicting object.
     public let conflicts: [Conflict]
 
     public var description: String {

@@ -4,15 +4,20 @@ public struct ModelError: Error, CustomStringConvertible, Sendable {
     /// What kind of problem it is.
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         let name: String
+        /// Two entities have the same name.
         public static let duplicateEntity = Code(name: "duplicateEntity")
+        /// An entity declares a property its parent already has.
         public static let duplicateProperty = Code(name: "duplicateProperty")
+        /// An entity (a parent, or one asked for by name) is not in the model.
         public static let unknownEntity = Code(name: "unknownEntity")
+        /// A relationship's destination class is not in the model.
         public static let unknownDestination = Code(name: "unknownDestination")
+        /// A relationship's inverse does not exist or does not point back.
         public static let invalidInverse = Code(name: "invalidInverse")
-        public static let invalidModelFile = Code(name: "invalidModelFile")
         public var description: String { name }
     }
 
+    /// What kind of problem it is.
     public let code: Code
     /// The entity concerned.
     public let entity: String?

@@ -3,6 +3,7 @@ import Foundation
 /// A store that cannot be opened, created or used: not a database, not a Core Data store,
 /// a model that does not match, a location that cannot be written.
 public struct StoreError: Error, CustomStringConvertible, Sendable {
+    /// What kind of problem it is.
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         let name: String
         /// The file is not a SQLite database (or is corrupt).
@@ -20,6 +21,7 @@ public struct StoreError: Error, CustomStringConvertible, Sendable {
         public var description: String { name }
     }
 
+    /// What kind of problem it is.
     public let code: Code
     /// The store file, or nil for an in-memory store.
     public let url: URL?

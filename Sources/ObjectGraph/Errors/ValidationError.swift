@@ -28,6 +28,12 @@ public struct ValidationError: Error, CustomStringConvertible, Sendable {
     /// Every problem found.
     public let problems: [Problem]
 
+    /// Several problems at once, to throw from a `validateFor...` override that finds more
+    /// than one (the save reports them all, with every other object's).
+    public init(problems: [Problem]) {
+        self.problems = problems
+    }
+
     public var description: String {
         "Validation failed with \(problems.count) problem\(problems.count == 1 ? "" : "s"):\n" +
             problems.map { "- \($0)" }.joined(separator: "\n")

@@ -4,10 +4,15 @@ import Foundation
 /// property wrapper's initializer: ``NativeAttributeCodec`` for ``AttributeValue`` types,
 /// ``CodableAttributeCodec`` for any other `Codable` type.
 public protocol AttributeCodec {
+    /// The Swift type of the attribute.
     associatedtype Value
+    /// The Core Data attribute type it is stored as.
     static var attributeType: AttributeType { get }
+    /// Whether nil is a legal value.
     static var isOptional: Bool { get }
+    /// The Swift value of a stored value, or nil when it does not fit.
     static func decode(_ value: SlotValue) -> Value?
+    /// The stored form of a Swift value.
     static func encode(_ value: Value) -> SlotValue
 }
 

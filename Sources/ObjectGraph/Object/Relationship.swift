@@ -22,11 +22,15 @@ public enum DeleteRule: String, Sendable {
 /// A Swift type a relationship can have: `T?` (to-one), `Set<T>` (to-many) or `[T]`
 /// (ordered to-many), for a `ManagedObject` subclass `T`.
 public protocol RelationshipValue {
+    /// To-one, to-many or ordered to-many.
     static var relationshipKind: RelationshipKind { get }
+    /// The class of the destination objects.
     static var destinationClass: ManagedObject.Type { get }
+    /// The value holding `objects` (the library's use; not for application code).
     static func _decode(_ objects: [ManagedObject]) -> Self
     /// A to-one value from its destination (to-one types only).
     static func _decodeToOne(_ object: ManagedObject?) -> Self
+    /// The objects the value holds (the library's use; not for application code).
     var _objects: [ManagedObject] { get }
     /// The destination of a to-one value (nil for other kinds).
     var _toOneObject: ManagedObject? { get }
