@@ -32,11 +32,17 @@ extension ManagedObject {
     final func setPrimitiveValue(_ value: SlotValue, slot: Int) {
         prepareForAccess()
         if values[slot] == value { return }
-        if let undo = context?.undoStack, !state.contains(.insertedInOpenUndoGroup) {
-            undo.record(.change(self, slot: slot, old: values[slot]))
+        guard let reference = contextReference else {
+            values[slot] = value
+            return
         }
-        values[slot] = value
-        markChanged()
+        reference._withUnsafeGuaranteedRef { context in
+            if let undo = context.undoStack, !state.contains(.insertedInOpenUndoGroup) {
+                undo.record(.change(self, slot: slot, old: values[slot]))
+            }
+            values[slot] = value
+            markChanged(in: context)
+        }
     }
 
     /// The value an attribute reads as when the store holds something its Swift type cannot
@@ -56,7 +62,10 @@ extension ManagedObject {
 
     /// Records that the object's values differ from its snapshot.
     final func markChanged() {
-        guard let context else { return }
+        contextReference?._withUnsafeGuaranteedRef { markChanged(in: $0) }
+    }
+
+    final func markChanged(in context: ManagedObjectContext) {
         if state.contains(.inserted) || state.contains(.deleted) {
             context.objectsDidChangePending = true
             return
