@@ -22,10 +22,13 @@ let package = Package(
             name: "CSQLite",
             providers: [.apt(["libsqlite3-dev"])]
         ),
+        // One C thread-local the property wrappers read while an object initializes.
+        .target(name: "CObjectGraphRuntime"),
         .target(
             name: "ObjectGraph",
             dependencies: [
                 "CSQLite",
+                "CObjectGraphRuntime",
                 .product(name: "OrderedCollections", package: "swift-collections"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),

@@ -24,23 +24,27 @@ extension ManagedObjectContext {
         if !plan.order.sql.isEmpty { sql += " ORDER BY \(plan.order.sql)" }
         if !pending { sql += Self.pagingClause(limit: request.fetchLimit, offset: request.fetchOffset) }
 
-        var objects: [ManagedObject] = []
+        var fetched = ContiguousArray<ManagedObject>()
         let codec = persistentStoreCoordinator.rowCodec
         try persistentStoreCoordinator.read { connection in
-            try connection.query(sql, plan.arguments) { statement in
-                guard let row = codec.decode(statement) else { return }
-                objects.append(register(row))
+            let statement = try connection.prepare(sql)
+            defer { statement.reset() }
+            try statement.bind(plan.arguments)
+            while try statement.step() {
+                guard let row = codec.decode(statement) else { continue }
+                fetched.append(register(row))
             }
         }
+        var objects = Self.downcast(fetched, to: T.self)
         if pending {
-            objects = applyPendingChanges(to: objects, plan: plan, includesSubentities: request.includesSubentities)
-            if !plan.order.keys.isEmpty { objects.sort(by: plan.order.areInIncreasingOrder) }
-            objects = Self.page(objects, limit: request.fetchLimit, offset: request.fetchOffset)
+            var merged = applyPendingChanges(to: objects, plan: plan, includesSubentities: request.includesSubentities)
+            if !plan.order.keys.isEmpty { merged.sort(by: plan.order.areInIncreasingOrder) }
+            objects = Self.page(merged, limit: request.fetchLimit, offset: request.fetchOffset).map { unsafeDowncast($0, to: T.self) }
         }
         if !request.relationshipKeyPathsForPrefetching.isEmpty {
             try prefetch(request.relationshipKeyPathsForPrefetching, for: objects, entity: plan.entity)
         }
-        return objects.map { unsafeDowncast($0, to: T.self) }
+        return objects
     }
 
     /// The number of objects `fetch(request)` would return, counted by SQLite with one
@@ -130,6 +134,18 @@ extension ManagedObjectContext {
         return entity
     }
 
+    /// `objects` as `[T]`. Objects of the entity (or a sub-entity) are instances of T or of a
+    /// subclass of T. (Collecting rows into a non-generic array and converting once avoids a
+    /// generic-metadata lookup per appended row in this unspecialized code.)
+    static func downcast<T: ManagedObject>(_ objects: ContiguousArray<ManagedObject>, to type: T.Type) -> [T] {
+        [T](unsafeUninitializedCapacity: objects.count) { buffer, count in
+            for index in objects.indices {
+                (buffer.baseAddress.unsafelyUnwrapped + index).initialize(to: unsafeDowncast(objects[index], to: T.self))
+            }
+            count = objects.count
+        }
+    }
+
     static func pagingClause(limit: Int, offset: Int) -> String {
         if limit > 0 { return " LIMIT \(limit) OFFSET \(max(0, offset))" }
         if offset > 0 { return " LIMIT -1 OFFSET \(offset)" }
@@ -151,8 +167,8 @@ extension ManagedObjectContext {
 
     /// The store's matches with the context's unsaved changes applied: deleted objects out,
     /// changed objects judged on their new values, matching inserted objects in.
-    func applyPendingChanges(to objects: [ManagedObject], plan: FetchPlan, includesSubentities: Bool) -> [ManagedObject] {
-        var result = objects.filter { !$0.isDeleted && (!$0.isUpdated || plan.matches($0, includesSubentities: includesSubentities)) }
+    func applyPendingChanges(to objects: [some ManagedObject], plan: FetchPlan, includesSubentities: Bool) -> [ManagedObject] {
+        var result: [ManagedObject] = objects.filter { !$0.isDeleted && (!$0.isUpdated || plan.matches($0, includesSubentities: includesSubentities)) }
         var present = Set(result.lazy.map(ObjectIdentifier.init))
         for object in insertedSet.union(updatedSet) where !object.isDeleted && !present.contains(ObjectIdentifier(object)) {
             if plan.matches(object, includesSubentities: includesSubentities) {
@@ -173,10 +189,7 @@ extension ManagedObjectContext {
             if existing.state.contains(.fault) { fill(existing, with: row.values, version: row.version) }
             return existing
         }
-        let recorder = ReflectionRecorder.current
-        recorder.materializing = true
-        recorder.materializingID = row.id
-        let object = row.id.entity.managedClass.init(entity: row.id.entity, insertInto: nil)
+        let object = ReflectionRecorder.materialize(row.id)
         object.context = self
         registered[row.id] = Unmanaged.passUnretained(object)
         fill(object, with: row.values, version: row.version)

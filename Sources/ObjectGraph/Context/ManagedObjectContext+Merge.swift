@@ -35,8 +35,9 @@ extension ManagedObjectContext {
         if overflowed {
             // Too much was saved elsewhere to keep: every registered object without unsaved
             // changes turns into a fault and reloads (or turns out deleted) on next touch.
-            for (id, reference) in registered {
+            for reference in registered.objects {
                 let object = reference.takeUnretainedValue()
+                let id = object.objectID
                 guard !object.isFault, !object.isInserted, !object.isUpdated, !object.isDeleted else { continue }
                 object.values = []
                 object.snapshot = []

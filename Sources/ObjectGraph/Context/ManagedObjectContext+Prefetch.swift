@@ -10,10 +10,10 @@ extension ManagedObjectContext {
     /// later; the fetched objects' to-many relationships are filled in. A to-many after a
     /// to-one step (`department.employees`) is filled into the intermediate objects, which
     /// keep it while something holds them.
-    func prefetch(_ keyPaths: [String], for objects: [ManagedObject], entity: EntityDescription) throws {
+    func prefetch(_ keyPaths: [String], for objects: [some ManagedObject], entity: EntityDescription) throws {
         for keyPath in keyPaths {
             let steps = try PredicateBinder.relationshipPath(keyPath, on: entity)
-            var owners = objects
+            var owners: [ManagedObject] = objects
             for relationship in steps {
                 owners = try prefetch(relationship, of: owners)
             }

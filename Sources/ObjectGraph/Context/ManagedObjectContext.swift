@@ -56,7 +56,7 @@ public final class ManagedObjectContext: @unchecked Sendable {  // confined; see
     let logger = Logger(label: "ObjectGraph.context")
 
     /// Registered objects, held without a reference; each removes itself when it deallocates.
-    @exclusivity(unchecked) var registered: [ObjectID: Unmanaged<ManagedObject>] = [:]
+    let registered = IdentityMap()
     /// Objects with changes are held strongly until saved or rolled back.
     var insertedSet: Set<ManagedObject> = []
     var updatedSet: Set<ManagedObject> = []
@@ -95,7 +95,7 @@ public final class ManagedObjectContext: @unchecked Sendable {  // confined; see
 
     /// Clears every registered or changed object's reference to this context.
     func detachAllObjects() {
-        for (_, object) in registered { object.takeUnretainedValue().context = nil }
+        for object in registered.objects { object.takeUnretainedValue().context = nil }
         for object in insertedSet.union(updatedSet).union(deletedSet) { object.context = nil }
     }
 
@@ -185,10 +185,7 @@ public final class ManagedObjectContext: @unchecked Sendable {  // confined; see
 
     /// Called from an object's `deinit`: drop it from the identity map.
     func objectWillDeallocate(_ object: ManagedObject) {
-        // One hash: find the entry, and remove it only if it is this object.
-        guard let index = registered.index(forKey: object.objectID),
-              registered.values[index].toOpaque() == Unmanaged.passUnretained(object).toOpaque() else { return }
-        registered.remove(at: index)
+        registered.remove(object.objectID, ifItIs: object)
     }
 
     func unregister(_ object: ManagedObject) {
@@ -199,7 +196,7 @@ public final class ManagedObjectContext: @unchecked Sendable {  // confined; see
     /// The objects registered now (faults included).
     public var registeredObjects: Set<ManagedObject> {
         willAccess()
-        return Set(registered.values.map { $0.takeUnretainedValue() })
+        return Set(registered.objects.map { $0.takeUnretainedValue() })
     }
 
     /// The registered object for `id`, or nil; never touches the store.
@@ -229,10 +226,7 @@ public final class ManagedObjectContext: @unchecked Sendable {  // confined; see
     }
 
     func makeFault(_ id: ObjectID) -> ManagedObject {
-        let recorder = ReflectionRecorder.current
-        recorder.materializing = true
-        recorder.materializingID = id
-        let object = id.entity.managedClass.init(entity: id.entity, insertInto: nil)
+        let object = ReflectionRecorder.materialize(id)
         object.context = self
         registered[id] = Unmanaged.passUnretained(object)
         return object

@@ -37,13 +37,9 @@ final class ClassLayout: @unchecked Sendable {  // immutable after init; the pro
 
     private init(_ managedClass: ManagedObject.Type) {
         self.managedClass = managedClass
-        let recorder = ReflectionRecorder.current
-        let saved = (recorder.counter, recorder.blueprints)
-        recorder.counter = 0
-        recorder.blueprints = [:]
-        let prototype = managedClass.init(entity: EntityDescription.prototypeEntity, insertInto: nil)
-        let blueprints = recorder.blueprints ?? [:]
-        (recorder.counter, recorder.blueprints) = saved
+        let (prototype, blueprints) = ReflectionRecorder.describe {
+            managedClass.init(entity: EntityDescription.prototypeEntity, insertInto: nil)
+        }
         self.prototype = prototype
         let superclass = Mirror(reflecting: prototype).superclassMirror?.subjectType as? ManagedObject.Type
         managedSuperclass = superclass == ManagedObject.self ? nil : superclass

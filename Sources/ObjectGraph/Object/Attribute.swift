@@ -1,3 +1,4 @@
+import CObjectGraphRuntime
 import Foundation
 
 /// Declares a persistent (or transient) attribute of a ``ManagedObject`` subclass.
@@ -40,16 +41,14 @@ public struct Attribute<Value, Codec: AttributeCodec>: OrdinalProperty where Cod
     /// described, also records what it declares. Defaults are never evaluated here.
     @inlinable
     static func register(_ defaultValue: @escaping () -> Value, _ options: AttributeOptions) -> Int32 {
-        let recorder = ReflectionRecorder.current
-        let ordinal = recorder.counter
-        recorder.counter = ordinal &+ 1
-        if recorder.isRecording { record(ordinal, defaultValue, options, in: recorder) }
+        let ordinal = og_take_ordinal()
+        if og_is_recording() { record(ordinal, defaultValue, options, in: ReflectionRecorder.current) }
         return ordinal
     }
 
     @inlinable
     static func record(_ ordinal: Int32, _ defaultValue: @escaping () -> Value, _ options: AttributeOptions, in recorder: ReflectionRecorder) {
-        recorder.blueprints![ordinal] = .attribute(AttributeBlueprint(
+        recorder.blueprints[ordinal] = .attribute(AttributeBlueprint(
             attributeType: Codec.attributeType,
             isOptional: Codec.isOptional,
             isTransient: options.contains(.transient),

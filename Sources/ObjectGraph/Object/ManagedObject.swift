@@ -1,3 +1,4 @@
+import CObjectGraphRuntime
 import Foundation
 
 /// The base class of every managed object: an instance of an entity whose values a
@@ -39,7 +40,7 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     /// Values as last read from or written to the store; empty for a new object.
     @exclusivity(unchecked) var snapshot: ContiguousArray<SlotValue> = []
     /// The row version (`Z_OPT`) the snapshot was read at.
-    var version: Int64 = 0
+    @exclusivity(unchecked) var version: Int64 = 0
     @exclusivity(unchecked) var state: ObjectState = []
 
     /// Creates an object of `entity` and inserts it into `context` (if given). Default values
@@ -47,9 +48,9 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     ///
     /// Subclasses that write a designated initializer must implement this one too.
     public required init(entity: EntityDescription, insertInto context: ManagedObjectContext?) {
-        let recorder = ReflectionRecorder.current
-        let wrappers = recorder.counter
-        recorder.counter = 0
+        let thread = og_thread()
+        let wrappers = thread.pointee.next_ordinal
+        thread.pointee.next_ordinal = 0
         self.entity = entity
         if entity === EntityDescription.prototypeEntity {
             objectID = ObjectID.temporary(for: entity)
@@ -58,9 +59,10 @@ open class ManagedObject: Hashable, CustomStringConvertible {
         }
         precondition(wrappers == entity.wrapperCount || entity.managedClass == ManagedObject.self,
                      "ManagedRecord: \(type(of: self)) initialized \(wrappers) property wrappers but entity \(entity.name) expects \(entity.wrapperCount); create managed objects only through ManagedObject initializers")
-        if recorder.materializing {
-            recorder.materializing = false
-            objectID = recorder.materializingID.unsafelyUnwrapped
+        if let materializing = thread.pointee.materializing {
+            // A fetched object or a fault (`ReflectionRecorder.materialize`): no defaults.
+            thread.pointee.materializing = nil
+            objectID = materializing.assumingMemoryBound(to: ObjectID.self).pointee
             values = []
             state = [.fault]
             return

@@ -1,3 +1,4 @@
+import CObjectGraphRuntime
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -8,19 +9,14 @@ import Glibc
 /// Swift initializes a class's stored properties in a fixed order, so the n-th wrapper of an
 /// `Employee` is always the same property. Each wrapper keeps its ordinal; the entity maps
 /// ordinals to slots once per class, and an accessor then indexes the slot buffer directly.
-/// While an entity is being described, the wrappers also record what they declare.
+///
+/// The counter and the "recording" flag live in a C thread-local (`og_thread()`), one
+/// TLS access per wrapper. While an entity is being described, the wrappers also record
+/// what they declare into this thread's recorder.
 @usableFromInline
 final class ReflectionRecorder {
-    @usableFromInline @exclusivity(unchecked) var counter: Int32 = 0
-    @usableFromInline var blueprints: [Int32: PropertyBlueprint]? {
-        didSet { isRecording = blueprints != nil }
-    }
-    /// Whether a class is being described (wrappers record their declarations).
-    @usableFromInline @exclusivity(unchecked) private(set) var isRecording = false
-    /// Set by a context just before it instantiates a fetched object, so the initializer
-    /// leaves the values unloaded and evaluates no default values.
-    var materializing = false
-    var materializingID: ObjectID?
+    /// What the wrappers of the class being described declared, by ordinal.
+    @usableFromInline var blueprints: [Int32: PropertyBlueprint] = [:]
 
     private static let key: pthread_key_t = {
         var key = pthread_key_t()
@@ -30,7 +26,7 @@ final class ReflectionRecorder {
         return key
     }()
 
-    /// This thread's recorder.
+    /// This thread's recorder (used only while a class is described).
     @usableFromInline
     static var current: ReflectionRecorder {
         if let pointer = pthread_getspecific(key) {
@@ -41,16 +37,35 @@ final class ReflectionRecorder {
         return recorder
     }
 
-    /// Called by each wrapper's initializer: its ordinal in the object being created.
-    @inline(__always)
-    static func nextOrdinal(_ blueprint: () -> PropertyBlueprint) -> Int32 {
+    /// Initializes one prototype of a class with recording on: its wrappers' declarations
+    /// by ordinal. Nested descriptions (a class described while another is) are kept apart.
+    static func describe(_ makePrototype: () -> ManagedObject) -> (ManagedObject, [Int32: PropertyBlueprint]) {
         let recorder = current
-        let ordinal = recorder.counter
-        recorder.counter = ordinal &+ 1
-        if recorder.blueprints != nil { recorder.blueprints![ordinal] = blueprint() }
+        let thread = og_thread()
+        let saved = (thread.pointee.next_ordinal, thread.pointee.recording, recorder.blueprints)
+        (thread.pointee.next_ordinal, thread.pointee.recording, recorder.blueprints) = (0, 1, [:])
+        let prototype = makePrototype()
+        let blueprints = recorder.blueprints
+        (thread.pointee.next_ordinal, thread.pointee.recording, recorder.blueprints) = saved
+        return (prototype, blueprints)
+    }
+
+    /// Called by a relationship wrapper's initializer: its ordinal in the object being created.
+    @inlinable
+    static func nextOrdinal(_ blueprint: () -> PropertyBlueprint) -> Int32 {
+        let ordinal = og_take_ordinal()
+        if og_is_recording() { current.blueprints[ordinal] = blueprint() }
         return ordinal
     }
 
+    /// Instantiates `id`'s class for a fetched object or a fault: the initializer takes `id`
+    /// and loads no default values (the caller fills the values, or leaves a fault).
+    static func materialize(_ id: ObjectID) -> ManagedObject {
+        withUnsafePointer(to: id) { pointer in
+            og_thread().pointee.materializing = UnsafeRawPointer(pointer)
+            return id.entity.managedClass.init(entity: id.entity, insertInto: nil)
+        }
+    }
 }
 
 /// A property wrapper's storage inside an object: just its ordinal.

@@ -23,12 +23,15 @@ struct RowCodec {
         let byNumber = layout.entityByNumber
         guard number >= 0, number < byNumber.count, let entity = byNumber[number] else { return nil }
         let mapping = layout.mappings[entity.index]
-        var values = mapping.readTemplate
-        let plan = mapping.readPlan
-        var index = 0
-        while index < plan.count {
-            let step = plan[index]
-            index += 1
+        let template = mapping.readTemplate
+        // A new buffer filled from the template (nil, unloaded to-many, transient defaults),
+        // then the columns: `reserveCapacity` allocates through code specialized here, where a
+        // copy-on-write copy of the shared template or `init(repeating:count:)` would look the
+        // storage type's metadata up at run time.
+        var values = ContiguousArray<SlotValue>()
+        values.reserveCapacity(template.count)
+        for value in template { values.append(value) }
+        for step in mapping.readPlan {
             let column = offset + step.column
             if statement.isNull(column) { continue }
             if let destination = step.destination {

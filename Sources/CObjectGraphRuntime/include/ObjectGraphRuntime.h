@@ -1,0 +1,33 @@
+// Per-thread state the property wrappers of ObjectGraph read while an object initializes.
+//
+// Swift has no thread-local storage of its own; a C `_Thread_local` is one TLS access
+// (a few instructions), where `pthread_getspecific` plus a retained Swift object cost tens
+// on each of the several wrappers every managed object initializes.
+#ifndef OBJECTGRAPH_RUNTIME_H
+#define OBJECTGRAPH_RUNTIME_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+typedef struct og_thread_state {
+    /// The ordinal the next property wrapper initializer of the object being created takes.
+    int32_t next_ordinal;
+    /// Non-zero while a class is being described: wrappers record what they declare.
+    int32_t recording;
+    /// While a context instantiates a fetched object or a fault: the object's ID
+    /// (an `ObjectID` on the caller's stack), so the initializer loads no defaults.
+    const void *_Nullable materializing;
+} og_thread_state;
+
+extern _Thread_local og_thread_state og_thread_state_current;
+
+/// The calling thread's state.
+static inline og_thread_state *_Nonnull og_thread(void) { return &og_thread_state_current; }
+
+/// Takes the next wrapper ordinal of the object being created.
+static inline int32_t og_take_ordinal(void) { return og_thread_state_current.next_ordinal++; }
+
+/// Whether a class is being described on this thread.
+static inline bool og_is_recording(void) { return og_thread_state_current.recording != 0; }
+
+#endif
