@@ -155,6 +155,7 @@ extension Record where Self: ManagedObject {
         }
         var request = BatchDeleteRequest(entityName: entity.name, predicate: predicate)
         request.includesSubentities = shouldFetchRequestsReturnSubentities
+        request.resultType = .count
         return try contextForCurrentThread.execute(request).count
     }
 

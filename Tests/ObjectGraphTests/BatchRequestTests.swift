@@ -17,7 +17,9 @@ final class BatchRequestTests: QueryTestCase {
         let bobID = company.bob.objectID
         let backgroundBob = try background.performAndWait { try background.existingObject(with: bobID) }
         startRecording()
-        let result = try context.execute(BatchDeleteRequest(QEmployee.self, predicate: try FetchPredicate("age > %@ AND projects.@count == 0", 50)))
+        var request = BatchDeleteRequest(QEmployee.self, predicate: try FetchPredicate("age > %@ AND projects.@count == 0", 50))
+        request.resultType = .objectIDs
+        let result = try context.execute(request)
         XCTAssertEqual(result.count, 1)
         XCTAssertEqual(result.objectIDs, [bobID])
         XCTAssertEqual(recorder.statements.filter { $0.hasPrefix("BEGIN") }.count, 1, "one transaction")
@@ -35,7 +37,9 @@ final class BatchRequestTests: QueryTestCase {
     func testBatchDeleteCascadesAndNullifiesLikeTheContextDoes() throws {
         let company = try seedCompany()
         let salesPeople = Set([company.john, company.jane, company.mary].map(\.objectID))
-        let result = try context.execute(BatchDeleteRequest(QDepartment.self, predicate: try FetchPredicate("name == 'Sales'")))
+        var request = BatchDeleteRequest(QDepartment.self, predicate: try FetchPredicate("name == 'Sales'"))
+        request.resultType = .objectIDs
+        let result = try context.execute(request)
         XCTAssertEqual(result.objectIDs, [company.sales.objectID])
         XCTAssertEqual(Set(result.cascadedObjectIDs), salesPeople)
         XCTAssertTrue(company.john.isDeleted && company.mary.isDeleted && company.sales.isDeleted)
@@ -47,6 +51,31 @@ final class BatchRequestTests: QueryTestCase {
                        ["Émile"], "join rows of deleted members are gone")
         let emile = try XCTUnwrap(try fresh.fetch(FetchRequest<QEmployee>(predicate: try FetchPredicate("firstName == 'Émile'"))).first)
         XCTAssertNil(emile.manager, "the to-one to a deleted manager was nullified by QManager.reports' rule")
+    }
+
+    func testResultTypesListIDsOnlyWhenAsked() throws {
+        let company = try seedCompany()
+        func delete(_ entity: QEmployee.Type, _ format: String?, _ type: BatchDeleteRequest.ResultType) throws -> BatchResult {
+            var request = BatchDeleteRequest(entity, predicate: try format.map { try FetchPredicate($0) })
+            request.resultType = type
+            return try context.execute(request)
+        }
+        let bob = try delete(QEmployee.self, "firstName == 'Bob'", .count)
+        XCTAssertEqual(bob.count, 1)
+        XCTAssertEqual(bob.objectIDs, [])
+        let ana = try delete(QEmployee.self, "firstName == 'Ana'", .statusOnly)
+        XCTAssertEqual(ana.count, 1)
+        XCTAssertEqual(ana.objectIDs, [])
+        let managers = try delete(QManager.self, "TRUEPREDICATE", .objectIDs)
+        XCTAssertEqual(Set(managers.objectIDs), [company.mary.objectID, company.wu.objectID])
+        XCTAssertEqual(managers.count, 2)
+        let rest = try delete(QEmployee.self, nil, .count)
+        XCTAssertEqual(rest.count, 3)
+        XCTAssertEqual(rest.objectIDs, [])
+        XCTAssertTrue([company.bob, company.ana, company.mary, company.wu, company.john].allSatisfy(\.isDeleted))
+        let none = try delete(QEmployee.self, nil, .objectIDs)
+        XCTAssertEqual(none.count, 0)
+        XCTAssertEqual(none.objectIDs, [])
     }
 
     func testADenyRuleRefusesTheWholeBatchAndChangesNothing() throws {

@@ -31,7 +31,7 @@ extension ManagedObjectContext {
         changes.updated = updatedRows
         changes.changes.updated = Set(updatedRows.map(\.id))
         publishBatch(changes)
-        return BatchResult(count: selected.count, objectIDs: selected,
+        return BatchResult(count: selected.count, objectIDs: request.resultType == .objectIDs ? selected : [],
                            cascadedObjectIDs: deleter.order.filter { !selectedSet.contains($0) },
                            nullifiedObjectIDs: updatedRows.map(\.id))
     }
