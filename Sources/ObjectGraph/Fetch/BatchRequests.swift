@@ -11,6 +11,10 @@ import Foundation
 /// let result = try context.execute(request)
 /// print(result.count, result.objectIDs)
 /// ```
+///
+/// Without a predicate (or with `TRUEPREDICATE`) the request deletes the entity's rows with
+/// one `DELETE` and never lists them: contexts learn that every object of the entity saved
+/// up to then is gone, so the cost does not grow with the number of rows beyond SQLite's own.
 public struct BatchDeleteRequest: Sendable {
     /// What ``BatchResult`` reports besides ``BatchResult/count``, as Core Data's
     /// `NSBatchDeleteRequestResultType`. The count is always there (SQLite counts the rows
