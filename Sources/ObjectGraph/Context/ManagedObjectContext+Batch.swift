@@ -207,6 +207,13 @@ struct BatchDeleter {
         return result
     }
 
+    /// The largest primary key in `table` (0 when empty): a bound on its number of rows,
+    /// read from the end of its B-tree.
+    private func lastKey(_ table: TableMapping) throws -> Int64 {
+        if case .integer(let key)? = try connection.scalar("SELECT MAX(Z_PK) FROM \(table.name)") { return key }
+        return 0
+    }
+
     /// Whether `id` is deleted by this batch (selected or cascaded).
     private func isDeleted(_ id: ObjectID) -> Bool {
         deleted.contains(id) || deletedEntities?.contains(id) == true
@@ -279,15 +286,17 @@ struct BatchDeleter {
                 sql = "SELECT d.Z_PK, d.Z_ENT FROM \(join.name) j JOIN \(destination.table.name) d ON d.Z_PK = j.\(join.memberColumn) WHERE j.\(join.ownerColumn) IN (\(marks))"
             } else if !relationship.isToMany, let column = owner.columnBySlot[relationship.slot] {
                 let destinations = "SELECT d.Z_PK, d.Z_ENT FROM \(destination.table.name) d WHERE"
-                switch keys {
-                case .rows(let mapping, let sub) where mapping.table !== destination.table:
-                    // Whole entities usually point at fewer objects of another table than
-                    // they have rows: look each destination up in the column's index.
-                    let condition = mapping.entityCondition(includesSubentities: sub).map { " AND " + $0 } ?? ""
-                    sql = "\(destinations) EXISTS (SELECT 1 FROM \(owner.table.name) t WHERE t.\(column) = d.Z_PK\(condition))"
-                case .rows(let mapping, let sub):
-                    sql = "\(destinations) d.Z_PK IN (SELECT t.\(column) FROM \(owner.table.name) t\(Self.whereClause(mapping.entityCondition(includesSubentities: sub))))"
-                default:
+                if case .rows(let mapping, let sub) = keys {
+                    let condition = mapping.entityCondition(includesSubentities: sub)
+                    if condition == nil, destination.table !== owner.table, try lastKey(destination.table) <= lastKey(owner.table) {
+                        // Every row of the table, and no more destinations than that (keys
+                        // bound the counts): look each destination up in the column's index
+                        // rather than read the column of every row.
+                        sql = "\(destinations) EXISTS (SELECT 1 FROM \(owner.table.name) t WHERE t.\(column) = d.Z_PK)"
+                    } else {
+                        sql = "\(destinations) d.Z_PK IN (SELECT t.\(column) FROM \(owner.table.name) t\(Self.whereClause(condition)))"
+                    }
+                } else {
                     sql = "\(destinations) d.Z_PK IN (SELECT t.\(column) FROM \(owner.table.name) t WHERE t.Z_PK IN (\(marks)))"
                 }
             } else if let inverse = relationship.inverseRelationship, let column = coordinator.mapping(for: inverse.entity).columnBySlot[inverse.slot] {
