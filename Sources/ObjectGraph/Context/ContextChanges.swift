@@ -3,6 +3,9 @@
 public struct ContextChanges: Sendable, CustomStringConvertible {
     public var inserted: Set<ObjectID> = []
     public var updated: Set<ObjectID> = []
+    /// Deleted objects. In the `.objectsDidChange` of a merge (another context's save, or a
+    /// batch delete from any context, this one included) only those this context had
+    /// registered: a batch delete without a predicate never lists the rows it removed.
     public var deleted: Set<ObjectID> = []
     /// For updated objects, the names of the properties that changed.
     public var changedKeys: [ObjectID: Set<String>] = [:]
@@ -25,5 +28,22 @@ struct ChangeSet: Sendable {
     var inserted: [ObjectID] = []
     var updated: [(id: ObjectID, values: ContiguousArray<SlotValue>, version: Int64)] = []
     var deleted: [ObjectID] = []
+    /// Whole entities a batch delete emptied, told without listing their rows.
+    var deletedEntities: [EntityDeletion] = []
     var changes = ContextChanges()
+}
+
+/// Every object of `entities` whose primary key is at most `maxKey` was deleted: what a
+/// batch delete without a predicate tells contexts instead of the IDs of its rows. Keys are
+/// allocated upward from `Z_PRIMARYKEY` and `maxKey` is read in the deleting transaction, so
+/// an object saved afterwards (even one merged later than that save) has a larger key and is
+/// not named; objects with temporary IDs never are.
+struct EntityDeletion: Sendable {
+    /// The concrete entities deleted (sub-entities listed when they were included).
+    let entities: [EntityDescription]
+    let maxKey: Int64
+
+    func contains(_ id: ObjectID) -> Bool {
+        id.key > 0 && id.key <= maxKey && entities.contains { $0 === id.entity }
+    }
 }

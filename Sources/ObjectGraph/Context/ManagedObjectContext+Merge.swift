@@ -7,7 +7,8 @@ extension ManagedObjectContext {
         inboxLock.withLock {
             guard !inboxOverflowed else { return }
             inbox.append(changes)
-            inboxObjectCount += changes.updated.count + changes.deleted.count + changes.inserted.count
+            // An entity deletion names no rows: it holds no more memory than one ID.
+            inboxObjectCount += changes.updated.count + changes.deleted.count + changes.inserted.count + changes.deletedEntities.count
             if inboxObjectCount > inboxCapacity {
                 // A context nobody uses for a long time must not hoard every save's rows:
                 // past the capacity, forget them and refresh everything at the next access.
@@ -21,7 +22,8 @@ extension ManagedObjectContext {
 
     /// Merges every waiting change set: unchanged registered objects take the saved values,
     /// deleted ones become deleted and leave the context. Objects with unsaved changes keep
-    /// them; their save then meets the new version and the merge policy decides.
+    /// them; their save then meets the new version and the merge policy decides. An entity
+    /// deletion (a batch delete without a predicate) costs one pass over the registered objects.
     func drainInbox() {
         let (sets, overflowed): ([ChangeSet], Bool) = inboxLock.withLock {
             let waiting = (inbox, inboxOverflowed)
@@ -46,7 +48,9 @@ extension ManagedObjectContext {
             }
         }
         for set in sets {
-            for id in set.deleted {
+            var deleted = set.deleted
+            for deletion in set.deletedEntities { deleted += registered.keys.filter(deletion.contains) }
+            for id in deleted {
                 guard let object = registered[id]?.takeUnretainedValue() else { continue }
                 forgetDeleted(object)
                 merged.deleted.insert(id)

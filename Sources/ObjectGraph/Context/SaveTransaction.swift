@@ -60,13 +60,7 @@ struct SaveTransaction {
         var byRoot: [ObjectIdentifier: [ManagedObject]] = [:]
         for object in inserted { byRoot[ObjectIdentifier(object.entity.root), default: []].append(object) }
         for group in byRoot.values {
-            let root = group[0].entity.root
-            let number = layout.numbers[root.name]!
-            var last: Int64 = 0
-            try connection.query("SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = ?", [.integer(number)]) { last = $0.int64(0) }
-            let table = layout.mappings[root.index].table.name
-            if case .integer(let maximum)? = try connection.scalar("SELECT MAX(Z_PK) FROM \(table)") { last = max(last, maximum) }
-            try connection.run("UPDATE Z_PRIMARYKEY SET Z_MAX = ? WHERE Z_ENT = ?", [.integer(last + Int64(group.count)), .integer(number)])
+            let last = try connection.reservePrimaryKeys(group.count, root: group[0].entity.root, layout: layout)
             for (offset, object) in group.enumerated() {
                 let key = last + 1 + Int64(offset)
                 keys[object.objectID] = key
@@ -267,5 +261,23 @@ struct SaveTransaction {
                 }
             }
         }
+    }
+}
+
+extension SQLiteConnection {
+    /// Reserves `count` primary keys in the table of `root` (an entity without a super-entity)
+    /// and returns the last key before them: `Z_MAX` from `Z_PRIMARYKEY`, or a larger key
+    /// already in the table (a row written by other software). With `count` 0 it only raises
+    /// `Z_MAX` to that key, so that every key handed out later is larger. In a write transaction.
+    func reservePrimaryKeys(_ count: Int, root: EntityDescription, layout: StoreLayout) throws -> Int64 {
+        let number = layout.numbers[root.name]!
+        var stored: Int64 = 0
+        try query("SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = ?", [.integer(number)]) { stored = $0.int64(0) }
+        var last = stored
+        if case .integer(let maximum)? = try scalar("SELECT MAX(Z_PK) FROM \(layout.mappings[root.index].table.name)") { last = max(last, maximum) }
+        if last + Int64(count) != stored {
+            try run("UPDATE Z_PRIMARYKEY SET Z_MAX = ? WHERE Z_ENT = ?", [.integer(last + Int64(count)), .integer(number)])
+        }
+        return last
     }
 }

@@ -30,5 +30,12 @@ final class RowCache: @unchecked Sendable {  // every access holds `lock`
         lock.withLock { for id in ids { rows.removeValue(forKey: id) } }
     }
 
+    /// Removes the rows of every object `deletion` names (one pass over the cache).
+    func remove(_ deletion: EntityDeletion) {
+        lock.withLock {
+            for id in rows.keys.filter(deletion.contains) { rows.removeValue(forKey: id) }
+        }
+    }
+
     func removeAll() { lock.withLock { rows.removeAll() } }
 }

@@ -6,15 +6,37 @@ import Foundation
 /// brought up to date.
 ///
 /// ```swift
-/// let result = try context.execute(BatchDeleteRequest(entityName: "Employee", predicate: try FetchPredicate("age < %@", 18)))
+/// var request = BatchDeleteRequest(entityName: "Employee", predicate: try FetchPredicate("age < %@", 18))
+/// request.resultType = .objectIDs
+/// let result = try context.execute(request)
 /// print(result.count, result.objectIDs)
 /// ```
+///
+/// Without a predicate (or with `TRUEPREDICATE`) the request deletes the entity's rows with
+/// one `DELETE` and never lists them: contexts learn that every object of the entity saved
+/// up to then is gone, so the cost does not grow with the number of rows beyond SQLite's own.
 public struct BatchDeleteRequest: Sendable {
+    /// What ``BatchResult`` reports besides ``BatchResult/count``, as Core Data's
+    /// `NSBatchDeleteRequestResultType`. The count is always there (SQLite counts the rows
+    /// it deletes), so `.statusOnly` and `.count` give the same result.
+    public enum ResultType: Sendable, Hashable {
+        /// Whether the request succeeded: it returns instead of throwing.
+        case statusOnly
+        /// How many objects were deleted.
+        case count
+        /// The IDs of the deleted objects too, in ``BatchResult/objectIDs``. Listing them
+        /// costs one read of every selected row.
+        case objectIDs
+    }
+
     public var entityName: String
     /// Which objects; nil deletes every object of the entity.
     public var predicate: FetchPredicate?
     /// Whether objects of sub-entities are deleted too.
     public var includesSubentities = true
+    /// What the result lists; ``ResultType/count`` (the default) leaves
+    /// ``BatchResult/objectIDs`` empty.
+    public var resultType = ResultType.count
 
     public init(entityName: String, predicate: FetchPredicate? = nil) {
         self.entityName = entityName
@@ -58,7 +80,9 @@ public struct BatchUpdateRequest: Sendable {
 public struct BatchResult: Sendable {
     /// How many objects the request's predicate selected (and deleted or updated).
     public let count: Int
-    /// Their IDs.
+    /// Their IDs: always for a batch update; for a batch delete only when its
+    /// ``BatchDeleteRequest/resultType`` is ``BatchDeleteRequest/ResultType/objectIDs``,
+    /// empty otherwise.
     public let objectIDs: [ObjectID]
     /// Objects deleted by cascade rules beyond those (batch delete only).
     public let cascadedObjectIDs: [ObjectID]

@@ -40,6 +40,14 @@ struct FetchPlan {
         arguments = compiler.arguments
     }
 
+    /// Whether the predicate admits every row (none, or `TRUEPREDICATE`): the entity
+    /// condition alone selects, and ``whereClause`` takes no arguments.
+    var admitsEveryRow: Bool {
+        guard let predicate else { return true }
+        if case .constant(true) = predicate { return true }
+        return false
+    }
+
     /// Whether an object (typically an unsaved one) belongs in the results, judged in memory.
     func matches(_ object: ManagedObject, includesSubentities: Bool) -> Bool {
         guard includesSubentities ? object.entity.isKind(of: entity) : object.entity === entity else { return false }

@@ -151,10 +151,12 @@ final class EntityMapping {
         return sql
     }
 
-    /// `WHERE` condition selecting this entity's rows (and its sub-entities' when asked).
-    func entityCondition(includesSubentities: Bool) -> String? {
+    /// `WHERE` condition selecting this entity's rows (and its sub-entities' when asked), on
+    /// the table aliased `alias` (`Z_ENT` unqualified when nil); nil when every row qualifies.
+    func entityCondition(includesSubentities: Bool, alias: String? = "t") -> String? {
         if entity.superentity == nil && (includesSubentities || entity.subentities.isEmpty) { return nil }
         let numbers = includesSubentities ? familyNumbers : [entityNumber]
-        return numbers.count == 1 ? "t.Z_ENT = \(numbers[0])" : "t.Z_ENT IN (\(numbers.map(String.init).joined(separator: ", ")))"
+        let column = alias.map { "\($0).Z_ENT" } ?? "Z_ENT"
+        return numbers.count == 1 ? "\(column) = \(numbers[0])" : "\(column) IN (\(numbers.map(String.init).joined(separator: ", ")))"
     }
 }
