@@ -49,7 +49,7 @@ extension ManagedObjectContext {
         }
         for set in sets {
             var deleted = set.deleted
-            for deletion in set.deletedEntities { deleted += registered.keys.filter(deletion.contains) }
+            for deletion in set.deletedEntities { deleted += registered.objects.lazy.map { $0.takeUnretainedValue().objectID }.filter(deletion.contains) }
             for id in deleted {
                 guard let object = registered[id]?.takeUnretainedValue() else { continue }
                 forgetDeleted(object)
