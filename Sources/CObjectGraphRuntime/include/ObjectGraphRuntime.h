@@ -27,6 +27,10 @@ static inline og_thread_state *_Nonnull og_thread(void) { return &og_thread_stat
 /// Takes the next wrapper ordinal of the object being created.
 static inline int32_t og_take_ordinal(void) { return og_thread_state_current.next_ordinal++; }
 
+/// A number identifying the calling thread among running threads (the address of its
+/// state): one TLS address computation, where `pthread_self` plus `pthread_equal` are calls.
+static inline uintptr_t og_thread_token(void) { return (uintptr_t)&og_thread_state_current; }
+
 /// Whether a class is being described on this thread.
 static inline bool og_is_recording(void) { return og_thread_state_current.recording != 0; }
 

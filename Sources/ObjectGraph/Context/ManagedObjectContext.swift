@@ -50,7 +50,7 @@ public final class ManagedObjectContext: @unchecked Sendable {  // confined; see
     }
     public let concurrencyType: ConcurrencyType
     /// Records changes for ``undo()``; nil (the default) records nothing.
-    public var undoStack: UndoStack?
+    @exclusivity(unchecked) public var undoStack: UndoStack?
 
     let guardian: ConfinementGuard
     let logger = Logger(label: "ObjectGraph.context")
@@ -58,9 +58,11 @@ public final class ManagedObjectContext: @unchecked Sendable {  // confined; see
     /// Registered objects, held without a reference; each removes itself when it deallocates.
     let registered = IdentityMap()
     /// Objects with changes are held strongly until saved or rolled back.
-    var insertedSet: Set<ManagedObject> = []
-    var updatedSet: Set<ManagedObject> = []
-    var deletedSet: Set<ManagedObject> = []
+    /// (The fields marked `@exclusivity(unchecked)` are touched on every property write; a
+    /// context is used on one thread at a time, and no access to them overlaps another.)
+    @exclusivity(unchecked) var insertedSet: Set<ManagedObject> = []
+    @exclusivity(unchecked) var updatedSet: Set<ManagedObject> = []
+    @exclusivity(unchecked) var deletedSet: Set<ManagedObject> = []
 
     /// Change sets posted by other contexts' saves, merged at the next entry point.
     let inboxFlag = Atomic<Bool>(false)
@@ -72,19 +74,19 @@ public final class ManagedObjectContext: @unchecked Sendable {  // confined; see
 
     var observers: [ContextEvent: [(token: Int, block: (ContextChanges) -> Void)]] = [:]
     var nextObserverToken = 0
-    var observesObjectChanges = false
+    @exclusivity(unchecked) var observesObjectChanges = false
     /// Relationship destinations the context keeps alive (see `destination(with:)`).
-    var retainedDestinations: [ManagedObject] = []
+    @exclusivity(unchecked) var retainedDestinations: [ManagedObject] = []
     /// Changes not yet announced with `objectsDidChange` (tracked only while observed).
-    var unannounced = ContextChanges()
-    var objectsDidChangePending = false
+    @exclusivity(unchecked) var unannounced = ContextChanges()
+    @exclusivity(unchecked) var objectsDidChangePending = false
 
     /// Creates a context on `coordinator`.
     public init(coordinator: PersistentStoreCoordinator, concurrencyType: ConcurrencyType = .confined, name: String? = nil) {
         persistentStoreCoordinator = coordinator
         self.concurrencyType = concurrencyType
         self.name = name ?? "context"
-        guardian = ConfinementGuard(homeThread: concurrencyType == .confined ? pthread_self() : nil)
+        guardian = ConfinementGuard(confined: concurrencyType == .confined)
         coordinator.register(self)
     }
 

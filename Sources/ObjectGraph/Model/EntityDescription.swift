@@ -44,7 +44,11 @@ public final class EntityDescription: @unchecked Sendable, Hashable, CustomStrin
 
     /// The values of a newly inserted object: defaults evaluated now.
     func newObjectValues() -> ContiguousArray<SlotValue> {
-        var values = newObjectTemplate
+        // A fresh buffer rather than a copy-on-write copy of the template (see RowCodec.decode).
+        let template = newObjectTemplate
+        var values = ContiguousArray<SlotValue>()
+        values.reserveCapacity(template.count)
+        for value in template { values.append(value) }
         for maker in defaultValueMakers { values[maker.slot] = maker.make() }
         return values
     }
