@@ -12,10 +12,10 @@ extension ManagedObject {
     /// The destination of a to-one relationship: no array, one identity-map lookup.
     @usableFromInline
     final func relatedObject(ordinal: Int32) -> ManagedObject? {
-        guard let context else { return nil }
+        guard let reference = contextReference else { return nil }
         let slot = entity.slotByOrdinal[Int(ordinal)]
         guard case .object(let id) = primitiveValue(slot: slot) else { return nil }
-        return context.destination(with: id)
+        return reference._withUnsafeGuaranteedRef { $0.destination(with: id) }
     }
 
     /// Sets a to-one relationship and its inverse: no sets, no arrays.

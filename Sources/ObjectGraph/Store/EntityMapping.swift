@@ -75,13 +75,16 @@ final class EntityMapping {
         var destination: EntityDescription?
     }
 
+    // The read plan is read for every fetched row and written only while the layout is
+    // built, before the mapping is shared: no run-time exclusivity checks on it.
+
     /// Slots a row does not hold (to-many, transient): as `readTemplate` has them.
-    var unstoredSlots: [Int] = []
+    @exclusivity(unchecked) var unstoredSlots: [Int] = []
     /// The stored columns of a row, in slot order.
-    var readPlan: [ReadStep] = []
+    @exclusivity(unchecked) var readPlan: [ReadStep] = []
     /// A fetched object's values before its columns are read: nil, unloaded to-many
     /// relationships, transient defaults.
-    var readTemplate: ContiguousArray<SlotValue> = []
+    @exclusivity(unchecked) var readTemplate: ContiguousArray<SlotValue> = []
 
     func buildReadPlan() {
         readPlan = []
