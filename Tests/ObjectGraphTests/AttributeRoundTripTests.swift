@@ -134,6 +134,25 @@ final class AttributeRoundTripTests: StoreTestCase {
         XCTAssertEqual(nulls, [[.null, .null, .null, .null]], "nil is stored as SQL NULL")
     }
 
+    /// Zero, 0.0 and "" are values, not NULL: rows are read without asking SQLite for each
+    /// column's type unless the value could be NULL (0 or a null text pointer).
+    func testZeroAndEmptyOptionalsStayDistinctFromNil() throws {
+        do {
+            let container = try makeContainer(Models.specimen)
+            let specimen = Specimen(context: container.viewContext)
+            specimen.optionalInteger = 0
+            specimen.optionalReal = 0
+            specimen.optionalText = ""
+            try container.viewContext.save()
+        }
+        let reopened = try makeContainer(Models.specimen)
+        let specimen = try XCTUnwrap(fetchAll(Specimen.self, in: reopened.viewContext).first)
+        XCTAssertEqual(specimen.optionalInteger, 0)
+        XCTAssertEqual(specimen.optionalReal, 0)
+        XCTAssertEqual(specimen.optionalText, "")
+        XCTAssertNil(specimen.optionalSmall, "an attribute never set is still nil")
+    }
+
     func testNewObjectsGetTheirDeclaredDefaultsAndEachItsOwnUUID() throws {
         let container = try makeContainer(Models.company)
         let a = Employee(context: container.viewContext)

@@ -33,12 +33,13 @@ struct RowCodec {
         for value in template { values.append(value) }
         for step in mapping.readPlan {
             let column = offset + step.column
-            if statement.isNull(column) { continue }
             if let destination = step.destination {
+                let key = statement.int64(column)
+                if key == 0 && statement.isNull(column) { continue }
                 values[step.slot] = .object(ObjectID(entity: concreteEntity(destination, step, statement, offset, byNumber),
-                                                     store: store, primaryKey: statement.int64(column)))
-            } else {
-                values[step.slot] = Self.read(step.type, statement, column)
+                                                     store: store, primaryKey: key))
+            } else if let value = Self.readUnlessNull(step.type, statement, column) {
+                values[step.slot] = value
             }
         }
         return Row(id: ObjectID(entity: entity, store: store, primaryKey: pk), version: statement.int64(offset + 2), values: values)
@@ -53,6 +54,26 @@ struct RowCodec {
         let number = Int(statement.int64(offset + step.entityColumn))
         guard number >= 0, number < byNumber.count, let concrete = byNumber[number] else { return declared }
         return concrete
+    }
+
+    /// The column's value, or nil for NULL. The type is asked only when the value could be
+    /// NULL: `sqlite3_column_int64` and `_double` give 0 for NULL, `_text` a null pointer.
+    @inline(__always)
+    static func readUnlessNull(_ type: AttributeType, _ statement: SQLiteStatement, _ column: Int32) -> SlotValue? {
+        switch type {
+        case .integer16, .integer32, .integer64, .boolean:
+            let value = statement.int64(column)
+            return value == 0 && statement.isNull(column) ? nil : .int(value)
+        case .double, .float, .date:
+            let value = statement.double(column)
+            return value == 0 && statement.isNull(column) ? nil : .double(value)
+        case .string:
+            guard let pointer = sqlite3_column_text(statement.handle, column) else { return nil }
+            let count = Int(sqlite3_column_bytes(statement.handle, column))
+            return .text(String(decoding: UnsafeBufferPointer(start: pointer, count: count), as: UTF8.self))
+        default:
+            return statement.isNull(column) ? nil : read(type, statement, column)
+        }
     }
 
     @inline(__always)
