@@ -299,19 +299,24 @@ extension ManagedObjectContext {
             sql += " WHERE t.\(column) = ?"
             if let order = ownerMapping.orderColumnBySlot[relationship.slot] { sql += " ORDER BY t.\(order)" }
         }
-        var ids = OrderedSet<ObjectID>()
         var members: [ManagedObject] = []
         let codec = coordinator.rowCodec
         do {
             try coordinator.read { connection in
                 try connection.query(sql, [.integer(object.objectID.key)]) { statement in
                     guard let row = codec.decode(statement) else { return }
-                    let member = register(row)
-                    if ids.append(member.objectID).inserted { members.append(member) }
+                    members.append(register(row))
                 }
             }
         } catch {
             logger.error("cannot load \(object.entity.name).\(relationship.name) of \(object.objectID): \(error)")
+        }
+        // Sized once (appending to an empty set regrows and rehashes its table repeatedly).
+        var ids = OrderedSet<ObjectID>(minimumCapacity: members.count)
+        for member in members { ids.append(member.objectID) }
+        if ids.count != members.count {     // a join table may list a member twice
+            var seen = Set<ObjectIdentifier>()
+            members = members.filter { seen.insert(ObjectIdentifier($0)).inserted }
         }
         object.values[relationship.slot] = .objects(ids)
         if !object.snapshot.isEmpty, case .unloaded = object.snapshot[relationship.slot] {

@@ -55,13 +55,21 @@ extension Optional: RelationshipValue where Wrapped: ManagedObject {
 extension Set: RelationshipValue where Element: ManagedObject {
     public static var relationshipKind: RelationshipKind { .toMany }
     public static var destinationClass: ManagedObject.Type { Element.self }
-    public static func _decode(_ objects: [ManagedObject]) -> Set<Element> { Set(objects.lazy.map { unsafeDowncast($0, to: Element.self) }) }
+    // Inlinable, so the set is built by code specialized for `Element` (a generic `Set.init`
+    // costs thousands of instructions per member).
+    @inlinable
+    public static func _decode(_ objects: [ManagedObject]) -> Set<Element> {
+        var set = Set<Element>(minimumCapacity: objects.count)
+        for object in objects { set.insert(unsafeDowncast(object, to: Element.self)) }
+        return set
+    }
     public var _objects: [ManagedObject] { Array(self) }
 }
 
 extension Array: RelationshipValue where Element: ManagedObject {
     public static var relationshipKind: RelationshipKind { .orderedToMany }
     public static var destinationClass: ManagedObject.Type { Element.self }
+    @inlinable
     public static func _decode(_ objects: [ManagedObject]) -> [Element] { objects.map { unsafeDowncast($0, to: Element.self) } }
     public var _objects: [ManagedObject] { self }
 }
