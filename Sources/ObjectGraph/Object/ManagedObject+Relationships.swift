@@ -101,8 +101,9 @@ extension ManagedObject {
             if relatedIDs(relationship, in: context).first == id { writeRelationship(relationship, []) }
             return
         }
-        mutateToMany(relationship, in: context) { ids in
-            guard let index = ids.firstIndex(of: id) else { return nil }
+        var removedAt = 0
+        mutateToMany(relationship, in: context, { ids in
+            guard let index = ids.firstIndex(of: id) else { return false }
             if relationship.isOrdered {
                 ids.remove(at: index)
             } else {
@@ -110,8 +111,9 @@ extension ManagedObject {
                 ids.swapAt(index, ids.count - 1)
                 ids.removeLast()
             }
-            return .toManyRemove(self, slot: relationship.slot, id: id, index: index)
-        }
+            removedAt = index
+            return true
+        }, undo: { .toManyRemove(self, slot: relationship.slot, id: id, index: removedAt) })
     }
 
     /// Adds `object` to this object's side `relationship`, detaching this object from a
@@ -126,25 +128,25 @@ extension ManagedObject {
             writeRelationship(relationship, [object.objectID])
             return
         }
-        mutateToMany(relationship, in: context) { ids in
-            guard ids.append(object.objectID).inserted else { return nil }
-            return .toManyInsert(self, slot: relationship.slot, id: object.objectID)
-        }
+        mutateToMany(relationship, in: context, { ids in ids.append(object.objectID).inserted },
+                     undo: { .toManyInsert(self, slot: relationship.slot, id: object.objectID) })
     }
 
-    /// Changes a loaded to-many relationship in place: the set is taken out of the slot while
-    /// `body` runs, so it is not copied unless the snapshot shares it (once per save).
-    /// `body` returns the undo entry of its change, or nil when it changed nothing.
+    /// Changes a to-many relationship in place (loading it first): the set is taken out of the
+    /// slot while `change` runs, so it is not copied unless the snapshot shares it (once per
+    /// save). `change` returns whether it changed anything; `undo` makes the undo entry, and is
+    /// called only when an undo stack records it.
     final func mutateToMany(_ relationship: RelationshipDescription, in context: ManagedObjectContext,
-                            _ body: (inout OrderedSet<ObjectID>) -> UndoStack.Entry?) {
-        _ = relatedIDs(relationship, in: context)
+                            _ change: (inout OrderedSet<ObjectID>) -> Bool, undo: () -> UndoStack.Entry) {
         let slot = relationship.slot
+        prepareForAccess()
+        if case .unloaded = values[slot] { context.loadToMany(self, relationship) }
         guard case .objects(var ids) = values[slot] else { return }
         values[slot] = .null
-        let entry = body(&ids)
+        let changed = change(&ids)
         values[slot] = .objects(ids)
-        guard let entry else { return }
-        if let undo = context.undoStack, !state.contains(.insertedInOpenUndoGroup) { undo.record(entry) }
-        markChanged()
+        guard changed else { return }
+        if let stack = context.undoStack, !state.contains(.insertedInOpenUndoGroup) { stack.record(undo()) }
+        markChanged(in: context)
     }
 }

@@ -137,7 +137,7 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     // MARK: Hashable
 
     public static func == (lhs: ManagedObject, rhs: ManagedObject) -> Bool { lhs === rhs }
-    public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
+    public final func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
 
     open var description: String {
         if isFault { return "<\(entity.name) \(objectID): fault>" }
