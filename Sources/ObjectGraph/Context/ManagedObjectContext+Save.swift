@@ -19,35 +19,47 @@ extension ManagedObjectContext {
         guard hasChanges else { return }
         let inserted = Array(insertedSet)
         let deleted = Array(deletedSet)
-        for object in inserted + updatedSet + deleted { object.willSave() }
+        let changed = updatedSet
+        for object in inserted { object.willSave() }
+        for object in changed { object.willSave() }
+        for object in deleted { object.willSave() }
         // Each updated object's changed slots, computed once for validation, SQL and merge.
+        let layout = persistentStoreCoordinator.layout
         var updated: [SaveTransaction.Update] = []
+        updated.reserveCapacity(updatedSet.count)
         for object in updatedSet where !object.isDeleted {
-            let slots = object.changedSlots()
-            if slots.contains(where: { !object.entity.properties[$0].isTransient }) { updated.append(.init(object: object, slots: slots)) }
+            let changes = ChangedSlots(of: object)
+            if changes.intersects(object.entity.savePlan(in: layout).persistent) { updated.append(.init(object: object, changes: changes)) }
         }
-        try validate(inserted: inserted, updated: updated, deleted: deleted)
+        try validate(inserted: inserted, updated: updated, deleted: deleted, layout)
 
         let coordinator = persistentStoreCoordinator
-        let transaction = SaveTransaction(connection: coordinator.store.writer, layout: coordinator.layout,
+        let transaction = SaveTransaction(connection: coordinator.store.writer, layout: layout,
                                           store: coordinator.store.identity, policy: mergePolicy,
                                           inserted: inserted, updated: updated, deleted: deleted)
         let outcome = try coordinator.write { _ in try transaction.run() }
-        apply(outcome, inserted: inserted, updated: updated, deleted: deleted)
+        apply(outcome, inserted: inserted, updated: updated, deleted: deleted, layout)
     }
 
     // MARK: Validation
 
-    private func validate(inserted: [ManagedObject], updated: [SaveTransaction.Update], deleted: [ManagedObject]) throws {
+    private func validate(inserted: [ManagedObject], updated: [SaveTransaction.Update], deleted: [ManagedObject],
+                          _ layout: StoreLayout) throws {
         var problems: [ValidationError.Problem] = []
-        func check(_ object: ManagedObject, changed: [Int]?, _ hook: () throws -> Void) {
-            for property in object.entity.requiredProperties where object.values[property.slot].isNull {
-                // An update can only have made its changed slots nil.
-                if let changed, !changed.contains(property.slot) { continue }
-                problems.append(.init(object, key: property.name, "\(property.name) is required but is nil"))
+        @inline(__always)
+        func check(_ object: ManagedObject, changed: ChangedSlots?) {
+            let required = object.entity.savePlan(in: layout).requiredSlots
+            guard !required.isEmpty else { return }
+            object.values.withUnsafeBufferPointer { values in
+                for slot in required where values[slot].isNull {
+                    // An update can only have made its changed slots nil.
+                    if let changed, !changed.contains(slot) { continue }
+                    let name = object.entity.properties[slot].name
+                    problems.append(.init(object, key: name, "\(name) is required but is nil"))
+                }
             }
-            record(object, hook)
         }
+        @inline(__always)
         func record(_ object: ManagedObject, _ hook: () throws -> Void) {
             do { try hook() } catch let problem as ValidationError.Problem {
                 problems.append(problem)
@@ -57,8 +69,14 @@ extension ManagedObjectContext {
                 problems.append(.init(object, "\(error)"))
             }
         }
-        for object in inserted { check(object, changed: nil) { try object.validateForInsert() } }
-        for update in updated { check(update.object, changed: update.slots) { try update.object.validateForUpdate() } }
+        for object in inserted {
+            check(object, changed: nil)
+            record(object) { try object.validateForInsert() }
+        }
+        for update in updated {
+            check(update.object, changed: update.changes)
+            record(update.object) { try update.object.validateForUpdate() }
+        }
         for object in deleted {
             for relationship in object.entity.denyRelationships {
                 let live = object.relatedIDs(relationship, in: self).filter { registered[$0]?.takeUnretainedValue().isDeleted != true }
@@ -74,45 +92,47 @@ extension ManagedObjectContext {
 
     // MARK: After commit
 
-    private func apply(_ outcome: SaveTransaction.Outcome, inserted: [ManagedObject], updated: [SaveTransaction.Update], deleted: [ManagedObject]) {
+    private func apply(_ outcome: SaveTransaction.Outcome, inserted: [ManagedObject], updated: [SaveTransaction.Update],
+                       deleted: [ManagedObject], _ layout: StoreLayout) {
         let coordinator = persistentStoreCoordinator
         let store = coordinator.store.identity
         // The change set is built only when someone will read it.
         let observed = !(observers[.didSave]?.isEmpty ?? true)
         let announced = observed || coordinator.hasMergingContexts(besides: self)
         var changeSet = ChangeSet()
-        var cacheEntries: [(ObjectID, RowCache.Entry)] = []
-        cacheEntries.reserveCapacity(inserted.count + updated.count)
         let keys = outcome.keys
 
+        @inline(__always)
         func permanent(_ id: ObjectID) -> ObjectID {
-            guard id.isTemporaryID, let key = keys[id] else { return id }
+            guard id.isTemporaryID, let key = keys.key(for: id) else { return id }
             return ObjectID(entity: id.entity, store: store, primaryKey: key)
         }
         /// Replaces temporary IDs of objects just inserted, in place.
         func remap(_ object: ManagedObject) {
-            guard !keys.isEmpty else { return }
             for slot in object.values.indices {
                 switch object.values[slot] {
                 case .object(let id) where id.isTemporaryID:
                     object.values[slot] = .object(permanent(id))
                 case .objects(let ids) where ids.contains(where: \.isTemporaryID):
-                    object.values[slot] = .objects(OrderedSet(ids.map(permanent)))
+                    // Distinct temporary IDs map to distinct keys, permanent IDs stay as they are.
+                    object.values[slot] = .objects(OrderedSet(uncheckedUniqueElements: ids.map(permanent)))
                 default: break
                 }
             }
         }
         for object in inserted {
-            registered.removeValue(forKey: object.objectID)
-            object.objectID = permanent(object.objectID)
-            registered[object.objectID] = Unmanaged.passUnretained(object)
+            let temporary = object.objectID
+            registered.removeValue(forKey: temporary)
+            let id = permanent(temporary)
+            object.objectID = id
+            registered[id] = Unmanaged.passUnretained(object)
         }
+        @inline(__always)
         func commit(_ object: ManagedObject, version: Int64) {
-            remap(object)
+            if !keys.isEmpty { remap(object) }
             object.snapshot = object.values
             object.version = version
             object.state.remove([.inserted, .updated])
-            cacheEntries.append((object.objectID, .init(values: storedRow(object.values, object.entity), version: version)))
         }
         for object in inserted {
             commit(object, version: 1)
@@ -122,25 +142,31 @@ extension ManagedObjectContext {
             }
         }
         let vanished = Set(outcome.vanished.map(ObjectIdentifier.init))
-        for update in updated where !vanished.contains(ObjectIdentifier(update.object)) {
+        let resolved = outcome.resolved
+        for update in updated {
             let object = update.object
-            if let resolution = outcome.resolved[ObjectIdentifier(object)] {
+            if !vanished.isEmpty && vanished.contains(ObjectIdentifier(object)) { continue }
+            if !resolved.isEmpty, let resolution = resolved[ObjectIdentifier(object)] {
                 object.values = resolution.values
                 commit(object, version: resolution.version)
             } else {
                 commit(object, version: object.version + 1)
             }
             guard announced else { continue }
-            changeSet.updated.append((object.objectID, cacheEntries[cacheEntries.count - 1].1.values, object.version))
+            changeSet.updated.append((object.objectID, storedRow(object.values, object.savePlan(layout)), object.version))
             changeSet.changes.updated.insert(object.objectID)
-            changeSet.changes.changedKeys[object.objectID] = Set(update.slots.map { object.entity.properties[$0].name })
+            var names = Set<String>()
+            update.changes.forEach { names.insert(object.entity.properties[$0].name) }
+            changeSet.changes.changedKeys[object.objectID] = names
         }
         for object in outcome.vanished {
             object.state = [.deleted]
             unregister(object)
         }
         // Objects that only pointed at a new object (not saved themselves) still hold its temporary ID.
-        for object in updatedSet where object.isUpdated { remap(object) }
+        if !keys.isEmpty {
+            for object in updatedSet where object.isUpdated { remap(object) }
+        }
         var deletedIDs: [ObjectID] = []
         for object in deleted {
             deletedIDs.append(object.objectID)
@@ -154,7 +180,14 @@ extension ManagedObjectContext {
         for object in updatedSet { object.state.remove(.updated) }
         updatedSet.removeAll()
         coordinator.rowCache.remove(deletedIDs)
-        coordinator.rowCache.store(cacheEntries)
+        coordinator.rowCache.store(count: inserted.count + updated.count - vanished.count) { add in
+            for object in inserted { add(object.objectID, storedRow(object.values, object.savePlan(layout)), 1) }
+            for update in updated {
+                let object = update.object
+                if !vanished.isEmpty && vanished.contains(ObjectIdentifier(object)) { continue }
+                add(object.objectID, storedRow(object.values, object.savePlan(layout)), object.version)
+            }
+        }
         for object in inserted { object.didSave() }
         for update in updated { update.object.didSave() }
         for object in deleted { object.didSave() }
@@ -164,11 +197,16 @@ extension ManagedObjectContext {
 
     /// A row as other contexts should see it: to-many slots left to load on demand,
     /// transient attributes at their defaults.
-    func storedRow(_ values: ContiguousArray<SlotValue>, _ entity: EntityDescription) -> ContiguousArray<SlotValue> {
-        let mapping = persistentStoreCoordinator.mapping(for: entity)
-        guard !mapping.unstoredSlots.isEmpty else { return values }
+    @inline(__always)
+    private func storedRow(_ values: ContiguousArray<SlotValue>, _ plan: EntitySavePlan) -> ContiguousArray<SlotValue> {
+        guard !plan.unstoredSlots.isEmpty else { return values }
         var stored = values
-        for slot in mapping.unstoredSlots { stored[slot] = mapping.readTemplate[slot] }
+        for (slot, value) in plan.unstoredValues { stored[slot] = value }
         return stored
     }
+}
+
+private extension ManagedObject {
+    @inline(__always)
+    func savePlan(_ layout: StoreLayout) -> EntitySavePlan { entity.savePlan(in: layout) }
 }
