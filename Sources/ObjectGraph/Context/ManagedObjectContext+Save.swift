@@ -25,11 +25,13 @@ extension ManagedObjectContext {
         for object in deleted { object.willSave() }
         // Each updated object's changed slots, computed once for validation, SQL and merge.
         let layout = persistentStoreCoordinator.layout
+        var plans = SavePlans(layout)
         var updated: [SaveTransaction.Update] = []
         updated.reserveCapacity(updatedSet.count)
         for object in updatedSet where !object.isDeleted {
-            let changes = ChangedSlots(of: object)
-            if changes.intersects(object.entity.savePlan(in: layout).persistent) { updated.append(.init(object: object, changes: changes)) }
+            let plan = plans(object.entity)
+            let changes = ChangedSlots(of: object, plan)
+            if changes.intersects(plan.persistent) { updated.append(.init(object: object, changes: changes)) }
         }
         try validate(inserted: inserted, updated: updated, deleted: deleted, layout)
 
@@ -46,36 +48,21 @@ extension ManagedObjectContext {
     private func validate(inserted: [ManagedObject], updated: [SaveTransaction.Update], deleted: [ManagedObject],
                           _ layout: StoreLayout) throws {
         var problems: [ValidationError.Problem] = []
-        @inline(__always)
-        func check(_ object: ManagedObject, changed: ChangedSlots?) {
-            let required = object.entity.savePlan(in: layout).requiredSlots
-            guard !required.isEmpty else { return }
-            object.values.withUnsafeBufferPointer { values in
-                for slot in required where values[slot].isNull {
-                    // An update can only have made its changed slots nil.
-                    if let changed, !changed.contains(slot) { continue }
-                    let name = object.entity.properties[slot].name
-                    problems.append(.init(object, key: name, "\(name) is required but is nil"))
-                }
-            }
-        }
-        @inline(__always)
-        func record(_ object: ManagedObject, _ hook: () throws -> Void) {
-            do { try hook() } catch let problem as ValidationError.Problem {
-                problems.append(problem)
-            } catch let error as ValidationError {
-                problems += error.problems
-            } catch {
-                problems.append(.init(object, "\(error)"))
-            }
-        }
+        var plans = SavePlans(layout)
         for object in inserted {
-            check(object, changed: nil)
-            record(object) { try object.validateForInsert() }
+            let required = plans(object.entity).requiredSlots
+            if !required.isEmpty && Self.lacksRequired(object, required, changed: nil) {
+                Self.requiredProblems(object, required, changed: nil, &problems)
+            }
+            do { try object.validateForInsert() } catch { Self.record(object, error, &problems) }
         }
         for update in updated {
-            check(update.object, changed: update.changes)
-            record(update.object) { try update.object.validateForUpdate() }
+            let object = update.object
+            let required = plans(object.entity).requiredSlots
+            if !required.isEmpty && Self.lacksRequired(object, required, changed: update.changes) {
+                Self.requiredProblems(object, required, changed: update.changes, &problems)
+            }
+            do { try object.validateForUpdate() } catch { Self.record(object, error, &problems) }
         }
         for object in deleted {
             for relationship in object.entity.denyRelationships {
@@ -85,9 +72,38 @@ extension ManagedObjectContext {
                                           "cannot be deleted while \(relationship.name) is not empty (deny rule; \(live.count) related)"))
                 }
             }
-            record(object) { try object.validateForDelete() }
+            do { try object.validateForDelete() } catch { Self.record(object, error, &problems) }
         }
         if !problems.isEmpty { throw ValidationError(problems: problems) }
+    }
+
+    /// Whether a required slot is nil (for an update, a changed one: only those can have become nil).
+    @inline(__always)
+    private static func lacksRequired(_ object: ManagedObject, _ required: [Int], changed: ChangedSlots?) -> Bool {
+        object.values.withUnsafeBufferPointer { values in
+            for slot in required where values[slot].isNull {
+                if let changed, !changed.contains(slot) { continue }
+                return true
+            }
+            return false
+        }
+    }
+
+    private static func requiredProblems(_ object: ManagedObject, _ required: [Int], changed: ChangedSlots?,
+                                         _ problems: inout [ValidationError.Problem]) {
+        for slot in required where object.values[slot].isNull {
+            if let changed, !changed.contains(slot) { continue }
+            let name = object.entity.properties[slot].name
+            problems.append(.init(object, key: name, "\(name) is required but is nil"))
+        }
+    }
+
+    private static func record(_ object: ManagedObject, _ error: any Error, _ problems: inout [ValidationError.Problem]) {
+        switch error {
+        case let problem as ValidationError.Problem: problems.append(problem)
+        case let error as ValidationError: problems += error.problems
+        default: problems.append(.init(object, "\(error)"))
+        }
     }
 
     // MARK: After commit
@@ -101,41 +117,17 @@ extension ManagedObjectContext {
         let announced = observed || coordinator.hasMergingContexts(besides: self)
         var changeSet = ChangeSet()
         let keys = outcome.keys
+        var plans = SavePlans(layout)
 
-        @inline(__always)
-        func permanent(_ id: ObjectID) -> ObjectID {
-            guard id.isTemporaryID, let key = keys.key(for: id) else { return id }
-            return ObjectID(entity: id.entity, store: store, primaryKey: key)
-        }
-        /// Replaces temporary IDs of objects just inserted, in place.
-        func remap(_ object: ManagedObject) {
-            for slot in object.values.indices {
-                switch object.values[slot] {
-                case .object(let id) where id.isTemporaryID:
-                    object.values[slot] = .object(permanent(id))
-                case .objects(let ids) where ids.contains(where: \.isTemporaryID):
-                    // Distinct temporary IDs map to distinct keys, permanent IDs stay as they are.
-                    object.values[slot] = .objects(OrderedSet(uncheckedUniqueElements: ids.map(permanent)))
-                default: break
-                }
-            }
-        }
         for object in inserted {
             let temporary = object.objectID
             registered.removeValue(forKey: temporary)
-            let id = permanent(temporary)
+            let id = Self.permanent(temporary, keys, store)
             object.objectID = id
             registered[id] = Unmanaged.passUnretained(object)
         }
-        @inline(__always)
-        func commit(_ object: ManagedObject, version: Int64) {
-            if !keys.isEmpty { remap(object) }
-            object.snapshot = object.values
-            object.version = version
-            object.state.remove([.inserted, .updated])
-        }
         for object in inserted {
-            commit(object, version: 1)
+            Self.commit(object, version: 1, plans(object.entity), keys, store)
             if announced {
                 changeSet.inserted.append(object.objectID)
                 changeSet.changes.inserted.insert(object.objectID)
@@ -146,14 +138,15 @@ extension ManagedObjectContext {
         for update in updated {
             let object = update.object
             if !vanished.isEmpty && vanished.contains(ObjectIdentifier(object)) { continue }
+            let plan = plans(object.entity)
             if !resolved.isEmpty, let resolution = resolved[ObjectIdentifier(object)] {
                 object.values = resolution.values
-                commit(object, version: resolution.version)
+                Self.commit(object, version: resolution.version, plan, keys, store)
             } else {
-                commit(object, version: object.version + 1)
+                Self.commit(object, version: object.version + 1, plan, keys, store)
             }
             guard announced else { continue }
-            changeSet.updated.append((object.objectID, storedRow(object.values, object.savePlan(layout)), object.version))
+            changeSet.updated.append((object.objectID, Self.storedRow(object.values, plan), object.version))
             changeSet.changes.updated.insert(object.objectID)
             var names = Set<String>()
             update.changes.forEach { names.insert(object.entity.properties[$0].name) }
@@ -165,7 +158,7 @@ extension ManagedObjectContext {
         }
         // Objects that only pointed at a new object (not saved themselves) still hold its temporary ID.
         if !keys.isEmpty {
-            for object in updatedSet where object.isUpdated { remap(object) }
+            for object in updatedSet where object.isUpdated { Self.remap(object, plans(object.entity), keys, store) }
         }
         var deletedIDs: [ObjectID] = []
         for object in deleted {
@@ -181,11 +174,12 @@ extension ManagedObjectContext {
         updatedSet.removeAll()
         coordinator.rowCache.remove(deletedIDs)
         coordinator.rowCache.store(count: inserted.count + updated.count - vanished.count) { add in
-            for object in inserted { add(object.objectID, storedRow(object.values, object.savePlan(layout)), 1) }
+            var plans = SavePlans(layout)
+            for object in inserted { add(object.objectID, Self.storedRow(object.values, plans(object.entity)), 1) }
             for update in updated {
                 let object = update.object
                 if !vanished.isEmpty && vanished.contains(ObjectIdentifier(object)) { continue }
-                add(object.objectID, storedRow(object.values, object.savePlan(layout)), object.version)
+                add(object.objectID, Self.storedRow(object.values, plans(object.entity)), object.version)
             }
         }
         for object in inserted { object.didSave() }
@@ -195,18 +189,43 @@ extension ManagedObjectContext {
         if announced { coordinator.broadcast(changeSet, from: self) }
     }
 
+    @inline(__always)
+    private static func permanent(_ id: ObjectID, _ keys: TemporaryKeys, _ store: StoreIdentity) -> ObjectID {
+        guard id.isTemporaryID, let key = keys.key(for: id) else { return id }
+        return ObjectID(entity: id.entity, store: store, primaryKey: key)
+    }
+
+    /// The saved values become the snapshot, at `version`.
+    @inline(__always)
+    private static func commit(_ object: ManagedObject, version: Int64, _ plan: EntitySavePlan, _ keys: TemporaryKeys,
+                               _ store: StoreIdentity) {
+        if !keys.isEmpty && !plan.relationshipSlots.isEmpty { remap(object, plan, keys, store) }
+        object.snapshot = object.values
+        object.version = version
+        object.state.remove([.inserted, .updated])
+    }
+
+    /// Replaces temporary IDs of objects just inserted, in place.
+    private static func remap(_ object: ManagedObject, _ plan: EntitySavePlan, _ keys: TemporaryKeys, _ store: StoreIdentity) {
+        for slot in plan.relationshipSlots {
+            switch object.values[slot] {
+            case .object(let id) where id.isTemporaryID:
+                object.values[slot] = .object(permanent(id, keys, store))
+            case .objects(let ids) where ids.contains(where: \.isTemporaryID):
+                // Distinct temporary IDs map to distinct keys, permanent IDs stay as they are.
+                object.values[slot] = .objects(OrderedSet(uncheckedUniqueElements: ids.map { permanent($0, keys, store) }))
+            default: break
+            }
+        }
+    }
+
     /// A row as other contexts should see it: to-many slots left to load on demand,
     /// transient attributes at their defaults.
     @inline(__always)
-    private func storedRow(_ values: ContiguousArray<SlotValue>, _ plan: EntitySavePlan) -> ContiguousArray<SlotValue> {
+    private static func storedRow(_ values: ContiguousArray<SlotValue>, _ plan: EntitySavePlan) -> ContiguousArray<SlotValue> {
         guard !plan.unstoredSlots.isEmpty else { return values }
         var stored = values
         for (slot, value) in plan.unstoredValues { stored[slot] = value }
         return stored
     }
-}
-
-private extension ManagedObject {
-    @inline(__always)
-    func savePlan(_ layout: StoreLayout) -> EntitySavePlan { entity.savePlan(in: layout) }
 }

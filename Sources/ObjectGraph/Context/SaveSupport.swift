@@ -92,7 +92,7 @@ struct ChangedSlots {
 
     /// The changed slots of `object` (all of them for a new object, none for a fault), as
     /// `ManagedObject.changedSlots()` computes them.
-    init(of object: ManagedObject) {
+    init(of object: ManagedObject, _ plan: EntitySavePlan) {
         if object.state.contains(.fault) { return }
         let values = object.values
         let snapshot = object.snapshot
@@ -103,15 +103,40 @@ struct ChangedSlots {
         }
         if count <= 64 {
             var mask: UInt64 = 0
+            let bitwise = plan.bitwiseComparable
             values.withUnsafeBufferPointer { values in
                 snapshot.withUnsafeBufferPointer { snapshot in
-                    for slot in 0..<count where values[slot] != snapshot[slot] { mask |= 1 << UInt64(slot) }
+                    for slot in 0..<count {
+                        let bit: UInt64 = 1 << UInt64(slot)
+                        // The same bits are the same value, except for floating-point types (NaN).
+                        if bitwise & bit != 0 && Self.sameBits(values.baseAddress.unsafelyUnwrapped + slot,
+                                                                snapshot.baseAddress.unsafelyUnwrapped + slot) { continue }
+                        if values[slot] != snapshot[slot] { mask |= bit }
+                    }
                 }
             }
             self.mask = mask
         } else {
             wide = values.indices.filter { values[$0] != snapshot[$0] }
         }
+    }
+
+    /// Whether two slot values have the same representation (a sufficient condition for
+    /// equality of every case but `.double` and `.decimal`; unused payload bytes may differ).
+    @inline(__always)
+    private static func sameBits(_ a: UnsafePointer<SlotValue>, _ b: UnsafePointer<SlotValue>) -> Bool {
+        let a = UnsafeRawPointer(a), b = UnsafeRawPointer(b)
+        let size = MemoryLayout<SlotValue>.size
+        var offset = 0
+        while offset &+ 8 <= size {
+            if a.load(fromByteOffset: offset, as: UInt64.self) != b.load(fromByteOffset: offset, as: UInt64.self) { return false }
+            offset &+= 8
+        }
+        while offset < size {
+            if a.load(fromByteOffset: offset, as: UInt8.self) != b.load(fromByteOffset: offset, as: UInt8.self) { return false }
+            offset &+= 1
+        }
+        return true
     }
 
     init(mask: UInt64) { self.mask = mask }
@@ -187,6 +212,9 @@ final class EntitySavePlan {
 
     let entityNumber: Int64
     let slotCount: Int
+    /// `INSERT` of a new row with `Z_ENT` and `Z_OPT` (1) as constants: `Z_PK` is bound first,
+    /// then `insertColumns`.
+    let insertSQL: String
     /// INSERT's columns, in bind order.
     let insertColumns: [Column]
     /// Slots with a column.
@@ -199,6 +227,11 @@ final class EntitySavePlan {
     let requiredSlots: [Int]
     /// To-many slots whose saves write a join table or an ordering column.
     let toManyWriteSlots: [Int]
+    /// Relationship slots (the only ones that can hold object IDs).
+    let relationshipSlots: [Int]
+    /// Slots (of the first 64) whose values are equal when their bits are: all but
+    /// floating-point attributes, where NaN differs from itself.
+    let bitwiseComparable: UInt64
     /// Slots a row does not hold, and what a stored row has in them.
     let unstoredSlots: [Int]
     let unstoredValues: [(slot: Int, value: SlotValue)]
@@ -207,6 +240,17 @@ final class EntitySavePlan {
         let entity = mapping.entity
         entityNumber = mapping.entityNumber
         slotCount = mapping.columnBySlot.count
+        var columns = ["Z_PK", "Z_ENT", "Z_OPT"]
+        var values = ["?", String(mapping.entityNumber), "1"]
+        for slot in mapping.insertSlots {
+            columns.append(mapping.columnBySlot[slot]!)
+            values.append("?")
+            if let entityColumn = mapping.entityColumnBySlot[slot] {
+                columns.append(entityColumn)
+                values.append("?")
+            }
+        }
+        insertSQL = "INSERT INTO \(mapping.table.name) (\(columns.joined(separator: ", "))) VALUES (\(values.joined(separator: ", ")))"
         insertColumns = mapping.insertSlots.map { Column(slot: $0, hasEntityColumn: mapping.entityColumnBySlot[$0] != nil) }
         stored = SlotMask(mapping.columnBySlot.indices.filter { mapping.columnBySlot[$0] != nil })
         persistent = SlotMask(entity.properties.filter { !$0.isTransient }.map(\.slot))
@@ -216,8 +260,40 @@ final class EntitySavePlan {
             if let join = mapping.joinTableBySlot[slot], join.isWritingSide { return true }
             return mapping.orderColumnBySlot[slot] != nil && entity.relationshipAtSlot[slot] != nil
         }
+        relationshipSlots = mapping.columnBySlot.indices.filter { entity.relationshipAtSlot[$0] != nil }
+        var bitwise: UInt64 = 0
+        for slot in mapping.columnBySlot.indices where slot < 64 {
+            if let attribute = entity.attributeAtSlot[slot] {
+                switch attribute.attributeType {
+                case .double, .float, .date, .decimal: continue
+                default: break
+                }
+            }
+            bitwise |= 1 << UInt64(slot)
+        }
+        bitwiseComparable = bitwise
         unstoredSlots = mapping.unstoredSlots
         unstoredValues = mapping.unstoredSlots.map { ($0, mapping.readTemplate[$0]) }
+    }
+}
+
+/// Save plans by entity, remembering the last one asked for (objects come in runs of one
+/// entity), so that most lookups compare one pointer.
+struct SavePlans {
+    private let mappings: [EntityMapping]
+    private var entity: UnsafeRawPointer?
+    private var plan: EntitySavePlan?
+
+    init(_ layout: StoreLayout) { mappings = layout.mappings }
+
+    @inline(__always)
+    mutating func callAsFunction(_ entity: EntityDescription) -> EntitySavePlan {
+        let key = UnsafeRawPointer(Unmanaged.passUnretained(entity).toOpaque())
+        if key == self.entity, let plan { return plan }
+        let plan: EntitySavePlan = mappings[entity.index].savePlan
+        self.entity = key
+        self.plan = plan
+        return plan
     }
 }
 

@@ -50,15 +50,18 @@ struct SaveTransaction {
         try insertRows(blocks, &binder, &bound)
         var conflicts: [MergeConflictError.Conflict] = []
         var statements = UpdateStatements()
-        for change in updated { try update(change, &binder, &outcome, &conflicts, &statements, &bound) }
+        var plans = SavePlans(layout)
+        for change in updated { try update(change, plans(change.object.entity), &binder, &outcome, &conflicts, &statements, &bound) }
         for object in deleted { try delete(object, &conflicts) }
         if !conflicts.isEmpty { throw MergeConflictError(conflicts: conflicts) }
         let keys = outcome.keys
-        for object in inserted where !object.entity.savePlan(in: layout).toManyWriteSlots.isEmpty {
-            try writeToMany(object, keys)
+        for object in inserted {
+            let plan = plans(object.entity)
+            if !plan.toManyWriteSlots.isEmpty { try writeToMany(object, plan, keys) }
         }
-        for change in updated where !change.object.entity.savePlan(in: layout).toManyWriteSlots.isEmpty {
-            try writeToMany(change.object, keys)
+        for change in updated {
+            let plan = plans(change.object.entity)
+            if !plan.toManyWriteSlots.isEmpty { try writeToMany(change.object, plan, keys) }
         }
         return outcome
     }
@@ -111,11 +114,11 @@ struct SaveTransaction {
                 if object.entity !== entity {
                     let current = object.entity
                     entity = current
-                    plan = current.savePlan(in: layout)
+                    plan = layout.mappings[current.index].savePlan
                     if let prepared = statements[current.index] {
                         statement = prepared
                     } else {
-                        statement = try connection.prepare(layout.mappings[current.index].insertSQL)
+                        statement = try connection.prepare(plan.insertSQL)
                         statements[current.index] = statement
                         bound.append(statement)
                     }
@@ -131,11 +134,9 @@ struct SaveTransaction {
         defer { statement.resetKeepingBindings() }
         binder.arena.startRow()
         try statement.bindInt64(key, at: 0)
-        try statement.bindInt64(plan.entityNumber, at: 1)
-        try statement.bindInt64(1, at: 2)
         let values = object.values
         try values.withUnsafeBufferPointer { values in
-            var index: Int32 = 3
+            var index: Int32 = 1
             for column in plan.insertColumns {
                 let value = values[column.slot]
                 try binder.bind(value, to: statement, at: index)
@@ -156,12 +157,11 @@ struct SaveTransaction {
         var last: (entity: ObjectIdentifier, mask: UInt64, statement: SQLiteStatement)?
     }
 
-    private func update(_ change: Update, _ binder: inout SlotBinder, _ outcome: inout Outcome,
+    private func update(_ change: Update, _ plan: EntitySavePlan, _ binder: inout SlotBinder, _ outcome: inout Outcome,
                         _ conflicts: inout [MergeConflictError.Conflict], _ statements: inout UpdateStatements,
                         _ bound: inout [SQLiteStatement]) throws {
         let object = change.object
         let mapping = layout.mappings[object.entity.index]
-        let plan = object.entity.savePlan(in: layout)
         var values = object.values
         var changed = change.changes
         var version = object.version
@@ -295,10 +295,10 @@ struct SaveTransaction {
     // MARK: To-many storage
 
     /// Join-table rows and ordering columns of the to-many relationships that changed.
-    private func writeToMany(_ object: ManagedObject, _ keys: TemporaryKeys) throws {
+    private func writeToMany(_ object: ManagedObject, _ plan: EntitySavePlan, _ keys: TemporaryKeys) throws {
         let mapping = layout.mappings[object.entity.index]
         let owner = keys.storedKey(object.objectID)
-        for slot in object.entity.savePlan(in: layout).toManyWriteSlots {
+        for slot in plan.toManyWriteSlots {
             guard case .objects(let now) = object.values[slot] else { continue }
             let before = object.snapshot.isEmpty ? OrderedSet<ObjectID>() : (object.snapshot[slot].objectIDs ?? [])
             if now == before && !object.snapshot.isEmpty { continue }
@@ -330,12 +330,6 @@ struct SaveTransaction {
             }
         }
     }
-}
-
-extension EntityDescription {
-    /// The save plan of this entity in `layout`.
-    @inline(__always)
-    func savePlan(in layout: StoreLayout) -> EntitySavePlan { layout.mappings[index].savePlan }
 }
 
 extension SQLiteConnection {

@@ -98,6 +98,7 @@ final class RowCache: @unchecked Sendable {  // every access holds `lock`
         lock.withLock {
             if self.count + count > capacity { removeAllEntries() }
             var skipped = max(0, count - capacity)
+            reserve(self.count + count - skipped)
             body { id, values, version in
                 if skipped > 0 {
                     skipped -= 1
@@ -179,11 +180,24 @@ final class RowCache: @unchecked Sendable {  // every access holds `lock`
         count -= 1
     }
 
-    private func grow() {
+    /// Grows the table (at most 3/4 full) for `count` entries at once.
+    private func reserve(_ count: Int) {
+        var newSize = size
+        var newShift = shift
+        while count * 4 > newSize * 3 {
+            newSize *= 2
+            newShift -= 1
+        }
+        if newSize != size { rehash(newSize, newShift) }
+    }
+
+    private func grow() { rehash(size * 2, shift - 1) }
+
+    private func rehash(_ newSize: Int, _ newShift: UInt64) {
         let old = slots
         let oldSize = size
-        size *= 2
-        shift -= 1
+        size = newSize
+        shift = newShift
         slots = Self.allocate(size)
         let mask = size &- 1
         for index in 0..<oldSize {
