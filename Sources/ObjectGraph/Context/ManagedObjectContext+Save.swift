@@ -173,6 +173,7 @@ extension ManagedObjectContext {
         for object in updatedSet { object.state.remove(.updated) }
         updatedSet.removeAll()
         coordinator.rowCache.remove(deletedIDs)
+        // The rows as saved: faults of this coordinator's contexts read them without SQL.
         coordinator.rowCache.store(count: inserted.count + updated.count - vanished.count) { add in
             var plans = SavePlans(layout)
             for object in inserted { add(object.objectID, Self.storedRow(object.values, plans(object.entity)), 1) }
@@ -200,7 +201,20 @@ extension ManagedObjectContext {
     private static func commit(_ object: ManagedObject, version: Int64, _ plan: EntitySavePlan, _ keys: TemporaryKeys,
                                _ store: StoreIdentity) {
         if !keys.isEmpty && !plan.relationshipSlots.isEmpty { remap(object, plan, keys, store) }
-        object.snapshot = object.values
+        if !object.snapshot.isEmpty && object.snapshot.count == object.values.count && BufferUniqueness.isUnique(&object.snapshot) {
+            // Update the snapshot in place (no buffer freed now, none copied at the next change).
+            let values = object.values
+            values.withUnsafeBufferPointer { values in
+                object.snapshot.withUnsafeMutableBufferPointer { snapshot in
+                    for slot in 0..<values.count where !SlotValue.sameBits(values.baseAddress.unsafelyUnwrapped + slot,
+                                                                           snapshot.baseAddress.unsafelyUnwrapped + slot) {
+                        snapshot[slot] = values[slot]
+                    }
+                }
+            }
+        } else {
+            object.snapshot = object.values
+        }
         object.version = version
         object.state.remove([.inserted, .updated])
     }

@@ -109,7 +109,7 @@ struct ChangedSlots {
                     for slot in 0..<count {
                         let bit: UInt64 = 1 << UInt64(slot)
                         // The same bits are the same value, except for floating-point types (NaN).
-                        if bitwise & bit != 0 && Self.sameBits(values.baseAddress.unsafelyUnwrapped + slot,
+                        if bitwise & bit != 0 && SlotValue.sameBits(values.baseAddress.unsafelyUnwrapped + slot,
                                                                 snapshot.baseAddress.unsafelyUnwrapped + slot) { continue }
                         if values[slot] != snapshot[slot] { mask |= bit }
                     }
@@ -119,24 +119,6 @@ struct ChangedSlots {
         } else {
             wide = values.indices.filter { values[$0] != snapshot[$0] }
         }
-    }
-
-    /// Whether two slot values have the same representation (a sufficient condition for
-    /// equality of every case but `.double` and `.decimal`; unused payload bytes may differ).
-    @inline(__always)
-    private static func sameBits(_ a: UnsafePointer<SlotValue>, _ b: UnsafePointer<SlotValue>) -> Bool {
-        let a = UnsafeRawPointer(a), b = UnsafeRawPointer(b)
-        let size = MemoryLayout<SlotValue>.size
-        var offset = 0
-        while offset &+ 8 <= size {
-            if a.load(fromByteOffset: offset, as: UInt64.self) != b.load(fromByteOffset: offset, as: UInt64.self) { return false }
-            offset &+= 8
-        }
-        while offset < size {
-            if a.load(fromByteOffset: offset, as: UInt8.self) != b.load(fromByteOffset: offset, as: UInt8.self) { return false }
-            offset &+= 1
-        }
-        return true
     }
 
     init(mask: UInt64) { self.mask = mask }
@@ -384,5 +366,51 @@ struct SlotBinder {
         } else {
             try statement.bindNull(at: index)
         }
+    }
+}
+
+extension SlotValue {
+    /// Whether two slot values have the same representation (a sufficient condition for
+    /// equality of every case but `.double` and `.decimal`; unused payload bytes may differ).
+    @inline(__always)
+    static func sameBits(_ a: UnsafePointer<SlotValue>, _ b: UnsafePointer<SlotValue>) -> Bool {
+        let a = UnsafeRawPointer(a), b = UnsafeRawPointer(b)
+        let size = MemoryLayout<SlotValue>.size
+        var offset = 0
+        while offset &+ 8 <= size {
+            if a.load(fromByteOffset: offset, as: UInt64.self) != b.load(fromByteOffset: offset, as: UInt64.self) { return false }
+            offset &+= 8
+        }
+        while offset < size {
+            if a.load(fromByteOffset: offset, as: UInt8.self) != b.load(fromByteOffset: offset, as: UInt8.self) { return false }
+            offset &+= 1
+        }
+        return true
+    }
+}
+
+/// Whether a slot buffer is referenced only from the variable passed, read without copying
+/// it: a `ContiguousArray` is one reference to its storage object (a frozen layout), checked
+/// once at run time; where the check fails every buffer counts as shared.
+enum BufferUniqueness {
+    private static let layoutHolds: Bool = {
+        guard MemoryLayout<ContiguousArray<SlotValue>>.size == MemoryLayout<AnyObject>.size else { return false }
+        var buffer: ContiguousArray<SlotValue> = [.int(1)]
+        guard check(&buffer) else { return false }
+        let copy = buffer
+        let shared = check(&buffer)
+        return withExtendedLifetime(copy) { !shared }
+    }()
+
+    @inline(__always)
+    private static func check(_ buffer: inout ContiguousArray<SlotValue>) -> Bool {
+        withUnsafeMutablePointer(to: &buffer) { pointer in
+            pointer.withMemoryRebound(to: AnyObject.self, capacity: 1) { isKnownUniquelyReferenced(&$0.pointee) }
+        }
+    }
+
+    @inline(__always)
+    static func isUnique(_ buffer: inout ContiguousArray<SlotValue>) -> Bool {
+        layoutHolds && check(&buffer)
     }
 }
