@@ -59,7 +59,8 @@ extension ManagedObjectContext {
         for update in updated {
             let object = update.object
             let required = plans(object.entity).requiredSlots
-            if !required.isEmpty && Self.lacksRequired(object, required, changed: update.changes) {
+            if !required.isEmpty && update.changes.intersects(plans(object.entity).required)
+                && Self.lacksRequired(object, required, changed: update.changes) {
                 Self.requiredProblems(object, required, changed: update.changes, &problems)
             }
             do { try object.validateForUpdate() } catch { Self.record(object, error, &problems) }
@@ -117,40 +118,53 @@ extension ManagedObjectContext {
         let announced = observed || coordinator.hasMergingContexts(besides: self)
         var changeSet = ChangeSet()
         let keys = outcome.keys
-        var plans = SavePlans(layout)
-
-        for object in inserted {
-            let temporary = object.objectID
-            registered.removeValue(forKey: temporary)
-            let id = Self.permanent(temporary, keys, store)
-            object.objectID = id
-            registered[id] = Unmanaged.passUnretained(object)
-        }
-        for object in inserted {
-            Self.commit(object, version: 1, plans(object.entity), keys, store)
-            if announced {
-                changeSet.inserted.append(object.objectID)
-                changeSet.changes.inserted.insert(object.objectID)
-            }
-        }
         let vanished = Set(outcome.vanished.map(ObjectIdentifier.init))
         let resolved = outcome.resolved
-        for update in updated {
-            let object = update.object
-            if !vanished.isEmpty && vanished.contains(ObjectIdentifier(object)) { continue }
-            let plan = plans(object.entity)
-            if !resolved.isEmpty, let resolution = resolved[ObjectIdentifier(object)] {
-                object.values = resolution.values
-                Self.commit(object, version: resolution.version, plan, keys, store)
-            } else {
-                Self.commit(object, version: object.version + 1, plan, keys, store)
+        var deletedIDs: [ObjectID] = []
+        deletedIDs.reserveCapacity(deleted.count)
+        for object in deleted { deletedIDs.append(object.objectID) }
+        coordinator.rowCache.remove(deletedIDs)
+        // One pass per saved object, under the row cache's lock (the body only touches the
+        // objects and the identity map): the new ID, the new snapshot, and the row as saved,
+        // which faults of this coordinator's contexts then read without SQL.
+        coordinator.rowCache.store(count: inserted.count + updated.count - vanished.count) { add in
+            var plans = SavePlans(layout)
+            for object in inserted {
+                let plan = plans(object.entity)
+                let temporary = object.objectID
+                registered.removeValue(forKey: temporary)
+                let id = Self.permanent(temporary, keys, store)
+                object.objectID = id
+                registered[id] = Unmanaged.passUnretained(object)
+                Self.commit(object, version: 1, plan, keys, store)
+                add(id, Self.storedRow(object.values, plan), 1)
+                if announced {
+                    changeSet.inserted.append(id)
+                    changeSet.changes.inserted.insert(id)
+                }
             }
-            guard announced else { continue }
-            changeSet.updated.append((object.objectID, Self.storedRow(object.values, plan), object.version))
-            changeSet.changes.updated.insert(object.objectID)
-            var names = Set<String>()
-            update.changes.forEach { names.insert(object.entity.properties[$0].name) }
-            changeSet.changes.changedKeys[object.objectID] = names
+            for update in updated {
+                let object = update.object
+                if !vanished.isEmpty && vanished.contains(ObjectIdentifier(object)) { continue }
+                let plan = plans(object.entity)
+                let version: Int64
+                if !resolved.isEmpty, let resolution = resolved[ObjectIdentifier(object)] {
+                    object.values = resolution.values
+                    version = resolution.version
+                } else {
+                    version = object.version + 1
+                }
+                Self.commit(object, version: version, plan, keys, store)
+                let id = object.objectID
+                let row = Self.storedRow(object.values, plan)
+                add(id, row, version)
+                guard announced else { continue }
+                changeSet.updated.append((id, row, version))
+                changeSet.changes.updated.insert(id)
+                var names = Set<String>()
+                update.changes.forEach { names.insert(object.entity.properties[$0].name) }
+                changeSet.changes.changedKeys[id] = names
+            }
         }
         for object in outcome.vanished {
             object.state = [.deleted]
@@ -158,11 +172,10 @@ extension ManagedObjectContext {
         }
         // Objects that only pointed at a new object (not saved themselves) still hold its temporary ID.
         if !keys.isEmpty {
+            var plans = SavePlans(layout)
             for object in updatedSet where object.isUpdated { Self.remap(object, plans(object.entity), keys, store) }
         }
-        var deletedIDs: [ObjectID] = []
         for object in deleted {
-            deletedIDs.append(object.objectID)
             if announced { changeSet.changes.deleted.insert(object.objectID) }
             unregister(object)
         }
@@ -172,17 +185,6 @@ extension ManagedObjectContext {
         undoStack?.removeAll()
         for object in updatedSet { object.state.remove(.updated) }
         updatedSet.removeAll()
-        coordinator.rowCache.remove(deletedIDs)
-        // The rows as saved: faults of this coordinator's contexts read them without SQL.
-        coordinator.rowCache.store(count: inserted.count + updated.count - vanished.count) { add in
-            var plans = SavePlans(layout)
-            for object in inserted { add(object.objectID, Self.storedRow(object.values, plans(object.entity)), 1) }
-            for update in updated {
-                let object = update.object
-                if !vanished.isEmpty && vanished.contains(ObjectIdentifier(object)) { continue }
-                add(object.objectID, Self.storedRow(object.values, plans(object.entity)), object.version)
-            }
-        }
         for object in inserted { object.didSave() }
         for update in updated { update.object.didSave() }
         for object in deleted { object.didSave() }
@@ -201,20 +203,7 @@ extension ManagedObjectContext {
     private static func commit(_ object: ManagedObject, version: Int64, _ plan: EntitySavePlan, _ keys: TemporaryKeys,
                                _ store: StoreIdentity) {
         if !keys.isEmpty && !plan.relationshipSlots.isEmpty { remap(object, plan, keys, store) }
-        if !object.snapshot.isEmpty && object.snapshot.count == object.values.count && BufferUniqueness.isUnique(&object.snapshot) {
-            // Update the snapshot in place (no buffer freed now, none copied at the next change).
-            let values = object.values
-            values.withUnsafeBufferPointer { values in
-                object.snapshot.withUnsafeMutableBufferPointer { snapshot in
-                    for slot in 0..<values.count where !SlotValue.sameBits(values.baseAddress.unsafelyUnwrapped + slot,
-                                                                           snapshot.baseAddress.unsafelyUnwrapped + slot) {
-                        snapshot[slot] = values[slot]
-                    }
-                }
-            }
-        } else {
-            object.snapshot = object.values
-        }
+        object.snapshot = object.values
         object.version = version
         object.state.remove([.inserted, .updated])
     }

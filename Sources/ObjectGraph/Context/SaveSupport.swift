@@ -207,6 +207,7 @@ final class EntitySavePlan {
     let entityColumns: SlotMask
     /// Required (non-optional, stored, to-one or attribute) slots, in the model's order.
     let requiredSlots: [Int]
+    let required: SlotMask
     /// To-many slots whose saves write a join table or an ordering column.
     let toManyWriteSlots: [Int]
     /// Relationship slots (the only ones that can hold object IDs).
@@ -238,6 +239,7 @@ final class EntitySavePlan {
         persistent = SlotMask(entity.properties.filter { !$0.isTransient }.map(\.slot))
         entityColumns = SlotMask(mapping.entityColumnBySlot.indices.filter { mapping.entityColumnBySlot[$0] != nil })
         requiredSlots = entity.requiredProperties.map(\.slot)
+        required = SlotMask(requiredSlots)
         toManyWriteSlots = mapping.columnBySlot.indices.filter { slot in
             if let join = mapping.joinTableBySlot[slot], join.isWritingSide { return true }
             return mapping.orderColumnBySlot[slot] != nil && entity.relationshipAtSlot[slot] != nil
@@ -344,8 +346,8 @@ struct SlotBinder {
     func deallocate() { arena.deallocate() }
 
     @inline(__always)
-    mutating func bind(_ value: SlotValue, to statement: SQLiteStatement, at index: Int32) throws {
-        switch value {
+    mutating func bind(_ value: UnsafePointer<SlotValue>, to statement: SQLiteStatement, at index: Int32) throws {
+        switch value.pointee {
         case .null, .unloaded, .objects: try statement.bindNull(at: index)
         case .int(let v): try statement.bindInt64(v, at: index)
         case .double(let v): try statement.bindDouble(v, at: index)
@@ -360,8 +362,8 @@ struct SlotBinder {
 
     /// Binds the `Z_ENT` of a to-one destination (NULL for none).
     @inline(__always)
-    func bindEntityNumber(of value: SlotValue, to statement: SQLiteStatement, at index: Int32) throws {
-        if case .object(let id) = value {
+    func bindEntityNumber(of value: UnsafePointer<SlotValue>, to statement: SQLiteStatement, at index: Int32) throws {
+        if case .object(let id) = value.pointee {
             try statement.bindInt64(layout.mappings[id.entity.index].entityNumber, at: index)
         } else {
             try statement.bindNull(at: index)
@@ -386,31 +388,5 @@ extension SlotValue {
             offset &+= 1
         }
         return true
-    }
-}
-
-/// Whether a slot buffer is referenced only from the variable passed, read without copying
-/// it: a `ContiguousArray` is one reference to its storage object (a frozen layout), checked
-/// once at run time; where the check fails every buffer counts as shared.
-enum BufferUniqueness {
-    private static let layoutHolds: Bool = {
-        guard MemoryLayout<ContiguousArray<SlotValue>>.size == MemoryLayout<AnyObject>.size else { return false }
-        var buffer: ContiguousArray<SlotValue> = [.int(1)]
-        guard check(&buffer) else { return false }
-        let copy = buffer
-        let shared = check(&buffer)
-        return withExtendedLifetime(copy) { !shared }
-    }()
-
-    @inline(__always)
-    private static func check(_ buffer: inout ContiguousArray<SlotValue>) -> Bool {
-        withUnsafeMutablePointer(to: &buffer) { pointer in
-            pointer.withMemoryRebound(to: AnyObject.self, capacity: 1) { isKnownUniquelyReferenced(&$0.pointee) }
-        }
-    }
-
-    @inline(__always)
-    static func isUnique(_ buffer: inout ContiguousArray<SlotValue>) -> Bool {
-        layoutHolds && check(&buffer)
     }
 }

@@ -137,8 +137,10 @@ struct SaveTransaction {
         let values = object.values
         try values.withUnsafeBufferPointer { values in
             var index: Int32 = 1
+            precondition(values.count == plan.slotCount, "ManagedRecord: \(object.objectID) has no values to save")
+            let base = values.baseAddress.unsafelyUnwrapped
             for column in plan.insertColumns {
-                let value = values[column.slot]
+                let value = base + column.slot
                 try binder.bind(value, to: statement, at: index)
                 index += 1
                 if column.hasEntityColumn {
@@ -247,8 +249,10 @@ struct SaveTransaction {
         try statement.bindInt64(version + 1, at: 0)
         var index: Int32 = 1
         try values.withUnsafeBufferPointer { values in
+            precondition(values.count == plan.slotCount, "ManagedRecord: \(object.objectID) has no values to save")
+            let base = values.baseAddress.unsafelyUnwrapped
             try stored.forEach { slot in
-                let value = values[slot]
+                let value = base + slot
                 try binder.bind(value, to: statement, at: index)
                 index += 1
                 if plan.entityColumns.contains(slot) {
