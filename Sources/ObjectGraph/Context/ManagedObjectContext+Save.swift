@@ -31,7 +31,7 @@ extension ManagedObjectContext {
         for object in updatedSet where !object.isDeleted {
             let plan = plans(object.entity)
             let changes = ChangedSlots(of: object, plan)
-            if changes.intersects(plan.persistent) { updated.append(.init(object: object, changes: changes)) }
+            if plan.changesPersistentSlots(changes) { updated.append(.init(object: object, changes: changes)) }
         }
         try validate(inserted: inserted, updated: updated, deleted: deleted, layout)
 
@@ -58,10 +58,10 @@ extension ManagedObjectContext {
         }
         for update in updated {
             let object = update.object
-            let required = plans(object.entity).requiredSlots
-            if !required.isEmpty && update.changes.intersects(plans(object.entity).required)
-                && Self.lacksRequired(object, required, changed: update.changes) {
-                Self.requiredProblems(object, required, changed: update.changes, &problems)
+            let plan = plans(object.entity)
+            // An update can only have made its changed slots nil.
+            if plan.changesRequiredSlots(update.changes) && Self.lacksRequired(object, plan.requiredSlots, changed: update.changes) {
+                Self.requiredProblems(object, plan.requiredSlots, changed: update.changes, &problems)
             }
             do { try object.validateForUpdate() } catch { Self.record(object, error, &problems) }
         }

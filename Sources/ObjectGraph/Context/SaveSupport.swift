@@ -219,6 +219,31 @@ final class EntitySavePlan {
     let unstoredSlots: [Int]
     let unstoredValues: [(slot: Int, value: SlotValue)]
 
+    // Tests on the masks that read them in place (no copy of a mask's overflow set).
+
+    /// Whether `changes` holds a slot that is not transient.
+    @inline(__always)
+    func changesPersistentSlots(_ changes: ChangedSlots) -> Bool {
+        changes.wide == nil ? changes.mask & persistent.mask != 0 : changes.intersects(persistent)
+    }
+
+    /// Whether `changes` holds a required slot.
+    @inline(__always)
+    func changesRequiredSlots(_ changes: ChangedSlots) -> Bool {
+        changes.wide == nil ? changes.mask & required.mask != 0 : changes.intersects(required)
+    }
+
+    /// The slots of `changes` that have a column.
+    @inline(__always)
+    func storedSlots(of changes: ChangedSlots) -> ChangedSlots {
+        changes.wide == nil ? ChangedSlots(mask: changes.mask & stored.mask) : changes.intersection(stored)
+    }
+
+    @inline(__always)
+    func hasEntityColumn(_ slot: Int) -> Bool {
+        slot < 64 ? entityColumns.mask & (1 << UInt64(slot)) != 0 : entityColumns.contains(slot)
+    }
+
     init(_ mapping: EntityMapping) {
         let entity = mapping.entity
         entityNumber = mapping.entityNumber

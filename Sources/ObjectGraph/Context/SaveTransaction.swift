@@ -223,7 +223,7 @@ struct SaveTransaction {
     private func write(_ values: ContiguousArray<SlotValue>, _ changed: ChangedSlots, version: Int64, _ object: ManagedObject,
                        _ mapping: EntityMapping, _ plan: EntitySavePlan, _ binder: inout SlotBinder,
                        _ statements: inout UpdateStatements, _ bound: inout [SQLiteStatement]) throws -> Bool {
-        let stored = changed.intersection(plan.stored)
+        let stored = plan.storedSlots(of: changed)
         let statement: SQLiteStatement
         if stored.wide == nil {
             let mask = stored.mask
@@ -255,7 +255,7 @@ struct SaveTransaction {
                 let value = base + slot
                 try binder.bind(value, to: statement, at: index)
                 index += 1
-                if plan.entityColumns.contains(slot) {
+                if plan.hasEntityColumn(slot) {
                     try binder.bindEntityNumber(of: value, to: statement, at: index)
                     index += 1
                 }
