@@ -163,11 +163,11 @@ struct SaveTransaction {
                         _ conflicts: inout [MergeConflictError.Conflict], _ statements: inout UpdateStatements,
                         _ bound: inout [SQLiteStatement]) throws {
         let object = change.object
-        let mapping = layout.mappings[object.entity.index]
         var values = object.values
         var changed = change.changes
         var version = object.version
-        if try write(values, changed, version: version, object, mapping, plan, &binder, &statements, &bound) { return }
+        if try write(values, changed, version: version, object, plan, &binder, &statements, &bound) { return }
+        let mapping = layout.mappings[object.entity.index]
         // The row changed (or vanished) since it was read.
         guard let row = try currentRow(of: object, mapping) else {
             // Deleted by someone else: under the error policy a conflict; under any other
@@ -200,7 +200,7 @@ struct SaveTransaction {
             changed = .all(values.count)
         }
         version = row.version
-        guard try write(values, changed, version: version, object, mapping, plan, &binder, &statements, &bound) else {
+        guard try write(values, changed, version: version, object, plan, &binder, &statements, &bound) else {
             conflicts.append(.init(objectID: object.objectID, snapshotVersion: object.version, storeVersion: row.version))
             return
         }
@@ -221,7 +221,7 @@ struct SaveTransaction {
 
     /// UPDATE with the version check; false when no row had that version.
     private func write(_ values: ContiguousArray<SlotValue>, _ changed: ChangedSlots, version: Int64, _ object: ManagedObject,
-                       _ mapping: EntityMapping, _ plan: EntitySavePlan, _ binder: inout SlotBinder,
+                       _ plan: EntitySavePlan, _ binder: inout SlotBinder,
                        _ statements: inout UpdateStatements, _ bound: inout [SQLiteStatement]) throws -> Bool {
         let stored = plan.storedSlots(of: changed)
         let statement: SQLiteStatement
@@ -234,20 +234,19 @@ struct SaveTransaction {
                 if let cached = statements.bySlots[entity]?[mask] {
                     statement = cached
                 } else {
-                    statement = try connection.prepare(mapping.updateSQL(for: stored.slots))
+                    statement = try connection.prepare(layout.mappings[object.entity.index].updateSQL(for: stored.slots))
                     statements.bySlots[entity, default: [:]][mask] = statement
                     bound.append(statement)
                 }
                 statements.last = (entity, mask, statement)
             }
         } else {
-            statement = try connection.prepare(mapping.updateSQL(for: stored.slots))
+            statement = try connection.prepare(layout.mappings[object.entity.index].updateSQL(for: stored.slots))
             bound.append(statement)
         }
         defer { statement.resetKeepingBindings() }
         binder.arena.startRow()
-        try statement.bindInt64(version + 1, at: 0)
-        var index: Int32 = 1
+        var index: Int32 = 0
         try values.withUnsafeBufferPointer { values in
             precondition(values.count == plan.slotCount, "ManagedRecord: \(object.objectID) has no values to save")
             let base = values.baseAddress.unsafelyUnwrapped
