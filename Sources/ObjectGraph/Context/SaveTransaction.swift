@@ -246,7 +246,8 @@ struct SaveTransaction {
         }
         defer { statement.resetKeepingBindings() }
         binder.arena.startRow()
-        var index: Int32 = 0
+        try statement.bindInt64(version + 1, at: 0)
+        var index: Int32 = 1
         try values.withUnsafeBufferPointer { values in
             precondition(values.count == plan.slotCount, "ManagedRecord: \(object.objectID) has no values to save")
             let base = values.baseAddress.unsafelyUnwrapped

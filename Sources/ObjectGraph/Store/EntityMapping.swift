@@ -140,14 +140,12 @@ final class EntityMapping {
         }
     }
 
-    /// Persistent slots in `slots`, as the SET list of an UPDATE with the version check: the
-    /// parameters are the slots' values, then `Z_PK` and the version read (`Z_OPT`), which
-    /// the row goes one past.
+    /// Persistent slots in `slots`, as the SET list of an UPDATE with the version check.
     func updateSQL(for slots: [Int]) -> String {
         var mask = [UInt64](repeating: 0, count: (columnBySlot.count + 63) / 64)
         for slot in slots { mask[slot / 64] |= 1 << UInt64(slot % 64) }
         if let sql = updateSQLCache[mask] { return sql }
-        var assignments = ["Z_OPT = Z_OPT + 1"]
+        var assignments = ["Z_OPT = ?"]
         for slot in slots {
             guard let column = columnBySlot[slot] else { continue }
             assignments.append("\(column) = ?")
