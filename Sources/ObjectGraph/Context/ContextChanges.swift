@@ -44,6 +44,11 @@ struct EntityDeletion: Sendable {
     let maxKey: Int64
 
     func contains(_ id: ObjectID) -> Bool {
-        id.key > 0 && id.key <= maxKey && entities.contains { $0 === id.entity }
+        contains(key: id.key, entity: id.entity)
+    }
+
+    /// Whether the object of `entity` with primary key `key` is named.
+    func contains(key: Int64, entity: EntityDescription) -> Bool {
+        key > 0 && key <= maxKey && entities.contains { $0 === entity }
     }
 }

@@ -18,12 +18,12 @@ struct SaveTransaction {
     /// An updated object with the slots that changed.
     struct Update {
         let object: ManagedObject
-        let slots: [Int]
+        let changes: ChangedSlots
     }
 
     struct Outcome {
         /// Primary keys of the inserted objects, by temporary ID.
-        var keys: [ObjectID: Int64] = [:]
+        var keys = TemporaryKeys()
         /// Values and version of updated objects whose conflict the merge policy resolved
         /// (any other updated object keeps its values at version + 1).
         var resolved: [ObjectIdentifier: (values: ContiguousArray<SlotValue>, version: Int64)] = [:]
@@ -31,84 +31,143 @@ struct SaveTransaction {
         var vanished: [ManagedObject] = []
     }
 
+    /// Inserted objects of one root entity, with the last key before the block they got.
+    private struct KeyBlock {
+        var objects: [ManagedObject]
+        var last: Int64
+    }
+
     func run() throws -> Outcome {
         var outcome = Outcome()
-        var keys: [ObjectID: Int64] = [:]
-        try allocateKeys(&outcome, &keys)
-        var insertStatements: [ObjectIdentifier: SQLiteStatement] = [:]
-        for object in inserted {
-            let key = ObjectIdentifier(object.entity)
-            let statement = try insertStatements[key] ?? connection.prepare(layout.mappings[object.entity.index].insertSQL)
-            insertStatements[key] = statement
-            try insert(object, statement, keys)
+        let blocks = try allocateKeys(&outcome.keys)
+        var binder = SlotBinder(layout: layout, keys: outcome.keys)
+        // Statements whose parameters may point into the binder's text arena.
+        var bound: [SQLiteStatement] = []
+        defer {
+            for statement in bound { statement.clearBindings() }
+            binder.deallocate()
         }
+        try insertRows(blocks, &binder, &bound)
         var conflicts: [MergeConflictError.Conflict] = []
         var statements = UpdateStatements()
-        for change in updated { try update(change.object, change.slots, keys, &outcome, &conflicts, &statements) }
+        var plans = SavePlans(layout)
+        for change in updated { try update(change, plans(change.object.entity), &binder, &outcome, &conflicts, &statements, &bound) }
         for object in deleted { try delete(object, &conflicts) }
         if !conflicts.isEmpty { throw MergeConflictError(conflicts: conflicts) }
-        for object in inserted { try writeToMany(object, keys, outcome) }
-        for change in updated { try writeToMany(change.object, keys, outcome) }
-        outcome.keys = keys
+        let keys = outcome.keys
+        for object in inserted {
+            let plan = plans(object.entity)
+            if !plan.toManyWriteSlots.isEmpty { try writeToMany(object, plan, keys) }
+        }
+        for change in updated {
+            let plan = plans(change.object.entity)
+            if !plan.toManyWriteSlots.isEmpty { try writeToMany(change.object, plan, keys) }
+        }
         return outcome
     }
 
     // MARK: Keys
 
     /// Takes a block of primary keys per root entity from `Z_PRIMARYKEY`.
-    private func allocateKeys(_ outcome: inout Outcome, _ keys: inout [ObjectID: Int64]) throws {
-        var byRoot: [ObjectIdentifier: [ManagedObject]] = [:]
-        for object in inserted { byRoot[ObjectIdentifier(object.entity.root), default: []].append(object) }
-        for group in byRoot.values {
-            let last = try connection.reservePrimaryKeys(group.count, root: group[0].entity.root, layout: layout)
-            for (offset, object) in group.enumerated() {
-                let key = last + 1 + Int64(offset)
-                keys[object.objectID] = key
+    private func allocateKeys(_ keys: inout TemporaryKeys) throws -> [KeyBlock] {
+        guard let first = inserted.first else { return [] }
+        var groups: [(root: EntityDescription, objects: [ManagedObject])]
+        let root = first.entity.root
+        if inserted.allSatisfy({ $0.entity.root === root }) {
+            groups = [(root, inserted)]
+        } else {
+            groups = []
+            for object in inserted {
+                let root = object.entity.root
+                if let index = groups.firstIndex(where: { $0.root === root }) {
+                    groups[index].objects.append(object)
+                } else {
+                    groups.append((root, [object]))
+                }
             }
         }
+        keys = TemporaryKeys(capacity: inserted.count)
+        var blocks: [KeyBlock] = []
+        for group in groups {
+            let last = try connection.reservePrimaryKeys(group.objects.count, root: group.root, layout: layout)
+            var key = last
+            for object in group.objects {
+                key += 1
+                keys.insert(object.objectID, key: key)
+            }
+            blocks.append(KeyBlock(objects: group.objects, last: last))
+        }
+        return blocks
     }
 
     // MARK: Rows
 
-    private func insert(_ object: ManagedObject, _ statement: SQLiteStatement, _ keys: [ObjectID: Int64]) throws {
-        let mapping = layout.mappings[object.entity.index]
-        defer { statement.reset() }
-        try statement.bindInt64(keys[object.objectID]!, at: 0)
-        try statement.bindInt64(mapping.entityNumber, at: 1)
-        try statement.bindInt64(1, at: 2)
-        var index: Int32 = 3
-        for slot in mapping.insertSlots {
-            let value = object.values[slot]
-            try RowCodec.bind(value, to: statement, at: index, keys: keys)
-            index += 1
-            if mapping.entityColumnBySlot[slot] != nil {
-                try bindEntityNumber(of: value, statement, index)
+    private func insertRows(_ blocks: [KeyBlock], _ binder: inout SlotBinder, _ bound: inout [SQLiteStatement]) throws {
+        var statements = [SQLiteStatement?](repeating: nil, count: layout.mappings.count)
+        for block in blocks {
+            var key = block.last
+            var entity: EntityDescription?
+            var statement: SQLiteStatement!
+            var plan: EntitySavePlan!
+            for object in block.objects {
+                key += 1
+                if object.entity !== entity {
+                    let current = object.entity
+                    entity = current
+                    plan = layout.mappings[current.index].savePlan
+                    if let prepared = statements[current.index] {
+                        statement = prepared
+                    } else {
+                        statement = try connection.prepare(plan.insertSQL)
+                        statements[current.index] = statement
+                        bound.append(statement)
+                    }
+                }
+                try insert(object, key: key, statement, plan, &binder)
+            }
+        }
+    }
+
+    @inline(__always)
+    private func insert(_ object: ManagedObject, key: Int64, _ statement: SQLiteStatement, _ plan: EntitySavePlan,
+                        _ binder: inout SlotBinder) throws {
+        defer { statement.resetKeepingBindings() }
+        binder.arena.startRow()
+        try statement.bindInt64(key, at: 0)
+        let values = object.values
+        try values.withUnsafeBufferPointer { values in
+            var index: Int32 = 1
+            precondition(values.count == plan.slotCount, "ManagedRecord: \(object.objectID) has no values to save")
+            let base = values.baseAddress.unsafelyUnwrapped
+            for column in plan.insertColumns {
+                let value = base + column.slot
+                try binder.bind(value, to: statement, at: index)
                 index += 1
+                if column.hasEntityColumn {
+                    try binder.bindEntityNumber(of: value, to: statement, at: index)
+                    index += 1
+                }
             }
         }
         while try statement.step() {}
     }
 
-    private func bindEntityNumber(of value: SlotValue, _ statement: SQLiteStatement, _ index: Int32) throws {
-        if case .object(let id) = value {
-            try statement.bindInt64(layout.numbers[id.entity.name]!, at: index)
-        } else {
-            try statement.bind(.null, at: index)
-        }
-    }
-
     /// Prepared UPDATE statements of one save, by entity and set of changed slots.
     struct UpdateStatements {
         var bySlots: [ObjectIdentifier: [UInt64: SQLiteStatement]] = [:]
+        /// The one used last: consecutive objects usually change the same slots.
+        var last: (entity: ObjectIdentifier, mask: UInt64, statement: SQLiteStatement)?
     }
 
-    private func update(_ object: ManagedObject, _ changedSlots: [Int], _ keys: [ObjectID: Int64], _ outcome: inout Outcome,
-                        _ conflicts: inout [MergeConflictError.Conflict], _ statements: inout UpdateStatements) throws {
-        let mapping = layout.mappings[object.entity.index]
+    private func update(_ change: Update, _ plan: EntitySavePlan, _ binder: inout SlotBinder, _ outcome: inout Outcome,
+                        _ conflicts: inout [MergeConflictError.Conflict], _ statements: inout UpdateStatements,
+                        _ bound: inout [SQLiteStatement]) throws {
+        let object = change.object
         var values = object.values
-        var changed = changedSlots
+        var changed = change.changes
         var version = object.version
-        if try write(values, changed, version: version, object, mapping, keys, &statements) { return }
+        if try write(values, changed, version: version, object, plan, &binder, &statements, &bound) { return }
+        let mapping = layout.mappings[object.entity.index]
         // The row changed (or vanished) since it was read.
         guard let row = try currentRow(of: object, mapping) else {
             // Deleted by someone else: under the error policy a conflict; under any other
@@ -128,20 +187,20 @@ struct SaveTransaction {
             outcome.resolved[ObjectIdentifier(object)] = (Self.keepingUnstored(row.values, from: values), row.version)
             return
         case .overwrite:
-            changed = Array(values.indices)
+            changed = .all(values.count)
         case .mergeByPropertyObjectTrump:
             var merged = Self.keepingUnstored(row.values, from: values)
-            for slot in changed { merged[slot] = values[slot] }
+            changed.forEach { merged[$0] = values[$0] }
             values = merged
-            changed = Array(values.indices)
+            changed = .all(values.count)
         case .mergeByPropertyStoreTrump:
             for slot in values.indices where mapping.columnBySlot[slot] != nil && row.values[slot] != object.snapshot[slot] {
                 values[slot] = row.values[slot]
             }
-            changed = Array(values.indices)
+            changed = .all(values.count)
         }
         version = row.version
-        guard try write(values, changed, version: version, object, mapping, keys, &statements) else {
+        guard try write(values, changed, version: version, object, plan, &binder, &statements, &bound) else {
             conflicts.append(.init(objectID: object.objectID, snapshotVersion: object.version, storeVersion: row.version))
             return
         }
@@ -161,32 +220,45 @@ struct SaveTransaction {
     }
 
     /// UPDATE with the version check; false when no row had that version.
-    private func write(_ values: ContiguousArray<SlotValue>, _ slots: [Int], version: Int64, _ object: ManagedObject,
-                       _ mapping: EntityMapping, _ keys: [ObjectID: Int64], _ statements: inout UpdateStatements) throws -> Bool {
-        let stored = slots.filter { mapping.columnBySlot[$0] != nil }
+    private func write(_ values: ContiguousArray<SlotValue>, _ changed: ChangedSlots, version: Int64, _ object: ManagedObject,
+                       _ plan: EntitySavePlan, _ binder: inout SlotBinder,
+                       _ statements: inout UpdateStatements, _ bound: inout [SQLiteStatement]) throws -> Bool {
+        let stored = plan.storedSlots(of: changed)
         let statement: SQLiteStatement
-        if mapping.columnBySlot.count <= 64 {
-            var mask: UInt64 = 0
-            for slot in stored { mask |= 1 << UInt64(slot) }
+        if stored.wide == nil {
+            let mask = stored.mask
             let entity = ObjectIdentifier(object.entity)
-            if let cached = statements.bySlots[entity]?[mask] {
-                statement = cached
+            if let last = statements.last, last.entity == entity, last.mask == mask {
+                statement = last.statement
             } else {
-                statement = try connection.prepare(mapping.updateSQL(for: stored))
-                statements.bySlots[entity, default: [:]][mask] = statement
+                if let cached = statements.bySlots[entity]?[mask] {
+                    statement = cached
+                } else {
+                    statement = try connection.prepare(layout.mappings[object.entity.index].updateSQL(for: stored.slots))
+                    statements.bySlots[entity, default: [:]][mask] = statement
+                    bound.append(statement)
+                }
+                statements.last = (entity, mask, statement)
             }
         } else {
-            statement = try connection.prepare(mapping.updateSQL(for: stored))
+            statement = try connection.prepare(layout.mappings[object.entity.index].updateSQL(for: stored.slots))
+            bound.append(statement)
         }
-        defer { statement.reset() }
+        defer { statement.resetKeepingBindings() }
+        binder.arena.startRow()
         try statement.bindInt64(version + 1, at: 0)
         var index: Int32 = 1
-        for slot in stored {
-            try RowCodec.bind(values[slot], to: statement, at: index, keys: keys)
-            index += 1
-            if mapping.entityColumnBySlot[slot] != nil {
-                try bindEntityNumber(of: values[slot], statement, index)
+        try values.withUnsafeBufferPointer { values in
+            precondition(values.count == plan.slotCount, "ManagedRecord: \(object.objectID) has no values to save")
+            let base = values.baseAddress.unsafelyUnwrapped
+            try stored.forEach { slot in
+                let value = base + slot
+                try binder.bind(value, to: statement, at: index)
                 index += 1
+                if plan.hasEntityColumn(slot) {
+                    try binder.bindEntityNumber(of: value, to: statement, at: index)
+                    index += 1
+                }
             }
         }
         try statement.bindInt64(object.objectID.key, at: index)
@@ -227,14 +299,14 @@ struct SaveTransaction {
     // MARK: To-many storage
 
     /// Join-table rows and ordering columns of the to-many relationships that changed.
-    private func writeToMany(_ object: ManagedObject, _ keys: [ObjectID: Int64], _ outcome: Outcome) throws {
+    private func writeToMany(_ object: ManagedObject, _ plan: EntitySavePlan, _ keys: TemporaryKeys) throws {
         let mapping = layout.mappings[object.entity.index]
-        let owner = keys[object.objectID] ?? object.objectID.key
-        for slot in object.values.indices {
+        let owner = keys.storedKey(object.objectID)
+        for slot in plan.toManyWriteSlots {
             guard case .objects(let now) = object.values[slot] else { continue }
             let before = object.snapshot.isEmpty ? OrderedSet<ObjectID>() : (object.snapshot[slot].objectIDs ?? [])
             if now == before && !object.snapshot.isEmpty { continue }
-            let key = { (id: ObjectID) in keys[id] ?? id.key }
+            let key = { (id: ObjectID) in id.isTemporaryID ? keys.key(for: id) ?? id.key : id.key }
             if let join = mapping.joinTableBySlot[slot], join.isWritingSide {
                 if let orderColumn = join.orderColumn {
                     try connection.run("DELETE FROM \(join.name) WHERE \(join.ownerColumn) = ?", [.integer(owner)])

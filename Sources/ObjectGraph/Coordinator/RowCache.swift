@@ -5,37 +5,209 @@ import Foundation
 ///
 /// Thread-safe. Bounded: past `capacity` entries it starts over, so it never grows with the
 /// size of the store.
+///
+/// An open-addressing table keyed like the identity map (primary key, root entity and store
+/// compared by identity, one multiplication per hash, linear probing, backward-shift removal):
+/// every save stores a row per saved object.
 final class RowCache: @unchecked Sendable {  // every access holds `lock`
     struct Entry {
         var values: ContiguousArray<SlotValue>
         var version: Int64
     }
 
+    private struct Slot {
+        var key: Int64
+        /// The concrete entity of the ID (unretained: the model outlives the cache); nil: empty.
+        var entity: UnsafeRawPointer?
+        var root: UnsafeRawPointer?
+        var store: UnsafeRawPointer?
+        var version: Int64
+        var values: ContiguousArray<SlotValue>
+
+        static var empty: Slot { Slot(key: 0, entity: nil, root: nil, store: nil, version: 0, values: []) }
+    }
+
     private let lock = NSLock()
-    private var rows: [ObjectID: Entry] = [:]
+    @exclusivity(unchecked) private var slots: UnsafeMutablePointer<Slot>
+    @exclusivity(unchecked) private var size: Int
+    /// 64 − log2(size).
+    @exclusivity(unchecked) private var shift: UInt64
+    @exclusivity(unchecked) private(set) var count = 0
     let capacity: Int
 
-    init(capacity: Int = 50_000) { self.capacity = capacity }
+    init(capacity: Int = 50_000) {
+        self.capacity = capacity
+        size = 16
+        shift = 64 - 4
+        slots = Self.allocate(size)
+    }
 
-    func row(for id: ObjectID) -> Entry? { lock.withLock { rows[id] } }
+    deinit {
+        slots.deinitialize(count: size)
+        slots.deallocate()
+    }
 
-    func store(_ entries: [(ObjectID, Entry)]) {
-        lock.withLock {
-            if rows.count + entries.count > capacity { rows.removeAll(keepingCapacity: true) }
-            for (id, entry) in entries.suffix(capacity) { rows[id] = entry }
+    private static func allocate(_ size: Int) -> UnsafeMutablePointer<Slot> {
+        let slots = UnsafeMutablePointer<Slot>.allocate(capacity: size)
+        slots.initialize(repeating: .empty, count: size)
+        return slots
+    }
+
+    @inline(__always)
+    private static func parts(_ id: ObjectID) -> (key: Int64, entity: UnsafeRawPointer, root: UnsafeRawPointer, store: UnsafeRawPointer?) {
+        (id.key, UnsafeRawPointer(Unmanaged.passUnretained(id.entity).toOpaque()),
+         UnsafeRawPointer(Unmanaged.passUnretained(id.entity.root).toOpaque()),
+         id.store.map { UnsafeRawPointer(Unmanaged.passUnretained($0).toOpaque()) })
+    }
+
+    @inline(__always)
+    private func home(_ key: Int64, _ root: UnsafeRawPointer) -> Int {
+        let mixed = UInt64(bitPattern: key) ^ (UInt64(UInt(bitPattern: root)) &>> 4)
+        return Int(truncatingIfNeeded: (mixed &* 0x9E37_79B9_7F4A_7C15) &>> shift)
+    }
+
+    /// The slot holding the ID, or the empty slot where it would go.
+    @inline(__always)
+    private func find(_ key: Int64, _ root: UnsafeRawPointer, _ store: UnsafeRawPointer?) -> (index: Int, found: Bool) {
+        let mask = size &- 1
+        var index = home(key, root)
+        while true {
+            if slots[index].entity == nil { return (index, false) }
+            if slots[index].key == key && slots[index].root == root && slots[index].store == store { return (index, true) }
+            index = (index &+ 1) & mask
         }
     }
 
+    func row(for id: ObjectID) -> Entry? {
+        let parts = Self.parts(id)
+        return lock.withLock {
+            let (index, found) = find(parts.key, parts.root, parts.store)
+            return found ? Entry(values: slots[index].values, version: slots[index].version) : nil
+        }
+    }
+
+    func store(_ entries: [(ObjectID, Entry)]) {
+        store(count: entries.count) { add in
+            for (id, entry) in entries { add(id, entry.values, entry.version) }
+        }
+    }
+
+    /// Stores `count` rows, which `body` passes to the function it gets (under the lock:
+    /// `body` must not use the cache). Of more rows than `capacity`, the last ones stay.
+    func store(count: Int, _ body: (_ add: (ObjectID, ContiguousArray<SlotValue>, Int64) -> Void) -> Void) {
+        lock.withLock {
+            if self.count + count > capacity { removeAllEntries() }
+            var skipped = max(0, count - capacity)
+            reserve(self.count + count - skipped)
+            body { id, values, version in
+                if skipped > 0 {
+                    skipped -= 1
+                    return
+                }
+                set(id, values, version)
+            }
+        }
+    }
+
+    @inline(__always)
+    private func set(_ id: ObjectID, _ values: ContiguousArray<SlotValue>, _ version: Int64) {
+        let (key, entity, root, store) = Self.parts(id)
+        let (index, found) = find(key, root, store)
+        if found {
+            slots[index].entity = entity
+            slots[index].values = values
+            slots[index].version = version
+            return
+        }
+        slots[index] = Slot(key: key, entity: entity, root: root, store: store, version: version, values: values)
+        count += 1
+        if count * 4 > size * 3 { grow() }
+    }
+
     func remove(_ ids: [ObjectID]) {
-        lock.withLock { for id in ids { rows.removeValue(forKey: id) } }
+        guard !ids.isEmpty else { return }
+        lock.withLock {
+            for id in ids {
+                let (key, _, root, store) = Self.parts(id)
+                let (index, found) = find(key, root, store)
+                if found { remove(at: index) }
+            }
+        }
     }
 
     /// Removes the rows of every object `deletion` names (one pass over the cache).
     func remove(_ deletion: EntityDeletion) {
         lock.withLock {
-            for id in rows.keys.filter(deletion.contains) { rows.removeValue(forKey: id) }
+            var index = 0
+            while index < size {
+                if let entity = slots[index].entity,
+                   deletion.contains(key: slots[index].key, entity: Unmanaged<EntityDescription>.fromOpaque(entity).takeUnretainedValue()) {
+                    // Backward shift may move an unvisited entry into this slot: look at it again.
+                    remove(at: index)
+                    continue
+                }
+                index += 1
+            }
         }
     }
 
-    func removeAll() { lock.withLock { rows.removeAll() } }
+    func removeAll() { lock.withLock { removeAllEntries() } }
+
+    private func removeAllEntries() {
+        guard count > 0 else { return }
+        for index in 0..<size where slots[index].entity != nil { slots[index] = .empty }
+        count = 0
+    }
+
+    /// Backward-shift deletion: later members of the probe run move into the gap, so that
+    /// lookups never stop early at it.
+    private func remove(at removed: Int) {
+        let mask = size &- 1
+        var gap = removed
+        var index = (gap &+ 1) & mask
+        while slots[index].entity != nil {
+            let wanted = home(slots[index].key, slots[index].root.unsafelyUnwrapped)
+            // Move the entry into the gap unless its home lies cyclically in (gap, index].
+            let distanceToEntry = (index &- wanted) & mask
+            let distanceToGap = (index &- gap) & mask
+            if distanceToEntry >= distanceToGap {
+                slots[gap] = slots[index]
+                gap = index
+            }
+            index = (index &+ 1) & mask
+        }
+        slots[gap] = .empty
+        count -= 1
+    }
+
+    /// Grows the table (at most 3/4 full) for `count` entries at once.
+    private func reserve(_ count: Int) {
+        var newSize = size
+        var newShift = shift
+        while count * 4 > newSize * 3 {
+            newSize *= 2
+            newShift -= 1
+        }
+        if newSize != size { rehash(newSize, newShift) }
+    }
+
+    private func grow() { rehash(size * 2, shift - 1) }
+
+    private func rehash(_ newSize: Int, _ newShift: UInt64) {
+        let old = slots
+        let oldSize = size
+        size = newSize
+        shift = newShift
+        slots = Self.allocate(size)
+        let mask = size &- 1
+        for index in 0..<oldSize {
+            guard old[index].entity != nil else { continue }
+            var target = home(old[index].key, old[index].root.unsafelyUnwrapped)
+            while slots[target].entity != nil { target = (target &+ 1) & mask }
+            (slots + target).moveUpdate(from: old + index, count: 1)
+            (old + index).initialize(to: .empty)
+        }
+        old.deinitialize(count: oldSize)
+        old.deallocate()
+    }
 }

@@ -28,6 +28,18 @@ final class SQLiteStatement {
         sqlite3_clear_bindings(handle)
     }
 
+    /// Resets for the next execution and keeps the bindings: for loops that bind every
+    /// parameter of every execution (call `clearBindings()` when done, before memory bound
+    /// with `bindStaticText` goes away).
+    @inline(__always) func resetKeepingBindings() {
+        sqlite3_reset(handle)
+    }
+
+    /// Sets every parameter to NULL.
+    func clearBindings() {
+        sqlite3_clear_bindings(handle)
+    }
+
     // MARK: Binding
 
     func bind(_ value: SQLiteValue, at index: Int32) throws {
@@ -56,6 +68,32 @@ final class SQLiteStatement {
 
     func bind(_ values: [SQLiteValue]) throws {
         for (index, value) in values.enumerated() { try bind(value, at: Int32(index)) }
+    }
+
+    @inline(__always) func bindDouble(_ value: Double, at index: Int32) throws {
+        let code = sqlite3_bind_double(handle, index + 1, value)
+        guard code == SQLITE_OK else { throw SQLiteError(code: code, connection: connection.handle, sql: sql) }
+    }
+
+    @inline(__always) func bindNull(at index: Int32) throws {
+        let code = sqlite3_bind_null(handle, index + 1)
+        guard code == SQLITE_OK else { throw SQLiteError(code: code, connection: connection.handle, sql: sql) }
+    }
+
+    /// Binds `count` bytes of UTF-8 at `text` without copying them (`SQLITE_STATIC`): they
+    /// must stay unchanged until the statement has stepped, and valid until the parameter is
+    /// bound again or the bindings are cleared.
+    @inline(__always) func bindStaticText(_ text: UnsafePointer<CChar>, count: Int, at index: Int32) throws {
+        let code = sqlite3_bind_text(handle, index + 1, text, Int32(count), nil)
+        guard code == SQLITE_OK else { throw SQLiteError(code: code, connection: connection.handle, sql: sql) }
+    }
+
+    /// Binds a copy of the UTF-8 `bytes` (`SQLITE_TRANSIENT`).
+    func bindTransientText(_ bytes: UnsafeBufferPointer<UInt8>, at index: Int32) throws {
+        let code = bytes.withMemoryRebound(to: CChar.self) { chars in
+            sqlite3_bind_text(handle, index + 1, chars.baseAddress, Int32(chars.count), csqlite_transient())
+        }
+        guard code == SQLITE_OK else { throw SQLiteError(code: code, connection: connection.handle, sql: sql) }
     }
 
     @inline(__always) func bindInt64(_ value: Int64, at index: Int32) throws {

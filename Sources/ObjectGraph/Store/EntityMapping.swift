@@ -108,7 +108,12 @@ final class EntityMapping {
                                          destination: relationship.destinationEntity))
             }
         }
+        savePlan = EntitySavePlan(self)
     }
+
+    /// What saves of this entity need, built with the read plan (when the layout is complete).
+    /// Read without exclusivity checks: written only while the layout is built.
+    @exclusivity(unchecked) private(set) var savePlan: EntitySavePlan!
 
     /// Values given to transient attributes of fetched objects (each default evaluated once).
     var transientDefaults: [Int: SlotValue] = [:]
