@@ -1,5 +1,6 @@
 import Foundation
 import ObjectGraph
+import Synchronization
 import XCTest
 
 /// An idle context's waiting merges are bounded; past the bound it refreshes instead.
@@ -56,5 +57,49 @@ final class MergedDeleteOfAFaultTests: StoreTestCase {
         XCTAssertTrue(fault.isDeleted)
         XCTAssertEqual(fault.firstName, "", "a vanished object reads its default values")
         XCTAssertFalse(view.hasChanges, "an edit of a deleted, unregistered object is not a change")
+    }
+}
+
+/// Saves broadcast while other threads create and drop contexts (regression: a broadcast could
+/// hold the last reference to a context its owner had just released; the context's `deinit`
+/// then ran on the broadcasting thread inside the coordinator's lock and waited for that lock
+/// forever). Broadcasts now post into inboxes the coordinator holds, never into contexts.
+final class BroadcastWhileContextsComeAndGoTests: StoreTestCase {
+    func testSavesFinishWhileOtherThreadsDropTheirContexts() throws {
+        let container = try makeContainer(Models.company)
+        let seed = Employee(context: container.viewContext)
+        seed.firstName = "Seed"
+        try container.viewContext.save()
+        let id = seed.objectID
+        let coordinator = container.persistentStoreCoordinator
+        let failure = Mutex<String?>(nil)
+        let group = DispatchGroup()
+        for _ in 0..<2 {
+            group.enter()
+            Thread.detachNewThread {
+                for _ in 0..<400 {
+                    let context = ManagedObjectContext(coordinator: coordinator)
+                    _ = context.registeredObject(for: id)
+                }
+                group.leave()
+            }
+        }
+        group.enter()
+        Thread.detachNewThread {
+            let writer = ManagedObjectContext(coordinator: coordinator)
+            do {
+                let employee = try writer.existingObject(with: id) as! Employee
+                for round in 0..<200 {
+                    employee.age = round
+                    try writer.save()
+                }
+            } catch {
+                failure.withLock { $0 = "\(error)" }
+            }
+            group.leave()
+        }
+        XCTAssertEqual(group.wait(timeout: .now() + 60), .success, "every thread finished (no deadlock)")
+        XCTAssertNil(failure.withLock { $0 })
+        XCTAssertEqual((try container.viewContext.existingObject(with: id) as! Employee).age, 199)
     }
 }

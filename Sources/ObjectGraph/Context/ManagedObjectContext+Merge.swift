@@ -4,35 +4,15 @@ import Foundation
 extension ManagedObjectContext {
     /// Posts a saved change set; merged on this context's own thread at its next entry point.
     func enqueue(_ changes: ChangeSet) {
-        inboxLock.withLock {
-            guard !inboxOverflowed else { return }
-            inbox.append(changes)
-            // An entity deletion names no rows: it holds no more memory than one ID.
-            inboxObjectCount += changes.updated.count + changes.deleted.count + changes.inserted.count + changes.deletedEntities.count
-            if inboxObjectCount > inboxCapacity {
-                // A context nobody uses for a long time must not hoard every save's rows:
-                // past the capacity, forget them and refresh everything at the next access.
-                inbox.removeAll()
-                inboxOverflowed = true
-            }
-            inboxFlag.store(true, ordering: .releasing)
-        }
+        inbox.post(changes)
     }
-
 
     /// Merges every waiting change set: unchanged registered objects take the saved values,
     /// deleted ones become deleted and leave the context. Objects with unsaved changes keep
     /// them; their save then meets the new version and the merge policy decides. An entity
     /// deletion (a batch delete without a predicate) costs one pass over the registered objects.
     func drainInbox() {
-        let (sets, overflowed): ([ChangeSet], Bool) = inboxLock.withLock {
-            let waiting = (inbox, inboxOverflowed)
-            inbox.removeAll()
-            inboxObjectCount = 0
-            inboxOverflowed = false
-            inboxFlag.store(false, ordering: .relaxed)
-            return waiting
-        }
+        let (sets, overflowed) = inbox.take()
         var merged = ContextChanges()
         if overflowed {
             // Too much was saved elsewhere to keep: every registered object without unsaved

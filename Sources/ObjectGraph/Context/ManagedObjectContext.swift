@@ -1,7 +1,6 @@
 import Foundation
 import Logging
 import OrderedCollections
-import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -39,14 +38,17 @@ public final class ManagedObjectContext: @unchecked Sendable {  // confined; see
     public var mergePolicy: MergePolicy = .error
     /// Whether saves of other contexts on the same coordinator are merged into this one
     /// (at its next entry point, on its own thread).
-    public var automaticallyMergesChanges = true
+    public var automaticallyMergesChanges: Bool {
+        get { inbox.mergesChanges }
+        set { inbox.mergesChanges = newValue }
+    }
     /// The most saved objects other contexts' saves may leave waiting for this context's next
     /// access. Past it the waiting changes are dropped and, at that access, every registered
     /// object without unsaved changes turns into a fault that reloads on touch — so an idle
     /// context never hoards memory. Thread-safe to set only before the context is shared.
     public var mergeInboxCapacity: Int {
-        get { inboxLock.withLock { inboxCapacity } }
-        set { inboxLock.withLock { inboxCapacity = newValue } }
+        get { inbox.capacity }
+        set { inbox.capacity = newValue }
     }
     public let concurrencyType: ConcurrencyType
     /// Records changes for ``undo()``; nil (the default) records nothing.
@@ -65,12 +67,7 @@ public final class ManagedObjectContext: @unchecked Sendable {  // confined; see
     @exclusivity(unchecked) var deletedSet: Set<ManagedObject> = []
 
     /// Change sets posted by other contexts' saves, merged at the next entry point.
-    let inboxFlag = Atomic<Bool>(false)
-    let inboxLock = NSLock()
-    var inbox: [ChangeSet] = []
-    var inboxObjectCount = 0
-    var inboxOverflowed = false
-    var inboxCapacity = 100_000
+    let inbox = MergeInbox()
 
     var observers: [ContextEvent: [(token: Int, block: (ContextChanges) -> Void)]] = [:]
     var nextObserverToken = 0
@@ -110,7 +107,7 @@ public final class ManagedObjectContext: @unchecked Sendable {  // confined; see
     @inline(__always)
     func willAccess() {
         if !guardian.isAllowed() { guardian.violation("context '\(name)'") }
-        if inboxFlag.load(ordering: .relaxed) { drainInbox() }
+        if inbox.hasWaiting { drainInbox() }
     }
 
     /// Runs `block` on this context, serialized with other `perform` calls, and returns its result.

@@ -14,9 +14,9 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {  // mutable
     let logger = Logger(label: "ObjectGraph.coordinator")
     private let writeLock = NSLock()
     private let contextsLock = NSLock()
-    /// Live contexts, held without a reference (no weak-reference side tables on contexts);
-    /// each unregisters itself in `deinit`, under the same lock broadcasts hold.
-    private var contexts: [ObjectIdentifier: Unmanaged<ManagedObjectContext>] = [:]
+    /// The merge inboxes of live contexts, by context. Broadcasts post into inboxes and never
+    /// touch (or retain) a context; each context removes its inbox in `deinit`.
+    private var contexts: [ObjectIdentifier: MergeInbox] = [:]
 
     /// Opens (or creates) the store at `url`, or an in-memory store when `url` is nil.
     ///
@@ -75,7 +75,7 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {  // mutable
     // MARK: Contexts
 
     func register(_ context: ManagedObjectContext) {
-        contextsLock.withLock { contexts[ObjectIdentifier(context)] = Unmanaged.passUnretained(context) }
+        contextsLock.withLock { contexts[ObjectIdentifier(context)] = context.inbox }
     }
 
     func unregister(_ context: ManagedObjectContext) {
@@ -85,20 +85,15 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {  // mutable
     /// Whether a context other than `context` would merge a save.
     func hasMergingContexts(besides context: ManagedObjectContext) -> Bool {
         contextsLock.withLock {
-            contexts.contains { key, reference in
-                key != ObjectIdentifier(context) && reference._withUnsafeGuaranteedRef { $0.automaticallyMergesChanges }
-            }
+            contexts.contains { key, inbox in key != ObjectIdentifier(context) && inbox.mergesChanges }
         }
     }
 
     /// Posts a saved change set to the inbox of every other context that merges changes.
     func broadcast(_ changes: ChangeSet, from origin: ManagedObjectContext) {
-        // Under the lock: a context cannot finish deinitializing while it is being posted to.
         contextsLock.withLock {
-            for (key, reference) in contexts where key != ObjectIdentifier(origin) {
-                reference._withUnsafeGuaranteedRef { context in
-                    if context.automaticallyMergesChanges { context.enqueue(changes) }
-                }
+            for (key, inbox) in contexts where key != ObjectIdentifier(origin) && inbox.mergesChanges {
+                inbox.post(changes)
             }
         }
     }
