@@ -48,6 +48,39 @@ final class IdentityMapTests: StoreTestCase {
         XCTAssertEqual(Set(again.map { ObjectIdentifier($0) }).count, 3_000, "one instance per row")
     }
 
+    /// Keys far apart (a page each) and keys of two entities with the same numbers.
+    func testScatteredKeysAndEqualKeysOfDifferentEntities() throws {
+        let container = try makeContainer()
+        let context = container.viewContext
+        for index in 0..<1_000 {
+            let department = Department(context: context)
+            department.name = "D\(index)"
+            let employee = Employee(context: context)
+            employee.firstName = "E\(index)"
+        }
+        try context.save()
+        context.reset()
+
+        var departments = try context.fetch(FetchRequest<Department>())
+        let employees = try context.fetch(FetchRequest<Employee>())
+        XCTAssertEqual(context.registeredObjects.count, 2_000)
+        // Keep every 37th department: most pages of the department keys empty out and go.
+        let kept = stride(from: 0, to: departments.count, by: 37).map { departments[$0] }
+        departments = []
+        XCTAssertEqual(context.registeredObjects.count, 1_000 + kept.count)
+        for department in kept {
+            XCTAssertTrue(context.registeredObject(for: department.objectID) === department)
+        }
+        for employee in employees.prefix(50) {
+            XCTAssertTrue(context.registeredObject(for: employee.objectID) === employee,
+                          "an employee is not confused with the department of the same key")
+        }
+        let again = try context.fetch(FetchRequest<Department>())
+        let byID = Dictionary(uniqueKeysWithValues: again.map { ($0.objectID, $0) })
+        for department in kept { XCTAssertTrue(byID[department.objectID] === department) }
+        XCTAssertEqual(context.registeredObjects.count, 2_000)
+    }
+
     func testTemporaryAndPermanentIDsOfTheSameObject() throws {
         let container = try makeContainer()
         let context = container.viewContext
