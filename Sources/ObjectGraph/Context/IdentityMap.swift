@@ -61,7 +61,7 @@ final class IdentityMap {
     @inline(__always)
     private static func parts(_ id: ObjectID) -> (pageKey: Int64, root: UnsafeRawPointer, store: UnsafeRawPointer?, offset: Int) {
         (id.key >> pageBits, UnsafeRawPointer(Unmanaged.passUnretained(id.entity.root).toOpaque()),
-         id.store.map { UnsafeRawPointer(Unmanaged.passUnretained($0).toOpaque()) },
+         UnsafeRawPointer(Unmanaged.passUnretained(id.storeIdentity).toOpaque()),
          Int(truncatingIfNeeded: id.key & Int64(pageSize - 1)))
     }
 

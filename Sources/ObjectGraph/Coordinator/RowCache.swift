@@ -57,7 +57,7 @@ final class RowCache: @unchecked Sendable {  // every access holds `lock`
     private static func parts(_ id: ObjectID) -> (key: Int64, entity: UnsafeRawPointer, root: UnsafeRawPointer, store: UnsafeRawPointer?) {
         (id.key, UnsafeRawPointer(Unmanaged.passUnretained(id.entity).toOpaque()),
          UnsafeRawPointer(Unmanaged.passUnretained(id.entity.root).toOpaque()),
-         id.store.map { UnsafeRawPointer(Unmanaged.passUnretained($0).toOpaque()) })
+         UnsafeRawPointer(Unmanaged.passUnretained(id.storeIdentity).toOpaque()))
     }
 
     @inline(__always)

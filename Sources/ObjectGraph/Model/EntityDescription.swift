@@ -1,4 +1,7 @@
 import Foundation
+import Synchronization
+
+private let everyEntity = Mutex<[EntityDescription]>([])
 
 /// An entity: a named kind of managed object with its attributes and relationships, an
 /// optional superentity and sub-entities, and the Swift class that represents it
@@ -59,6 +62,10 @@ public final class EntityDescription: @unchecked Sendable, Hashable, CustomStrin
         self.isAbstract = isAbstract
         self.rootStorage = nil
         self.rootStorage = self
+        // Object IDs refer to their entity without a reference count, and may outlive the
+        // model: every entity lives as long as the process (a model is built a few times at
+        // most; its entities are small).
+        everyEntity.withLock { $0.append(self) }
     }
 
     /// The entity the objects of prototypes are given while a class is being reflected.

@@ -2,10 +2,27 @@ import Foundation
 import Synchronization
 
 /// The identity of a persistent store, shared by the object IDs it hands out.
+///
+/// Object IDs refer to it without a reference count (so copying an ID costs no atomic
+/// operations), so every identity lives as long as the process: one small object per store
+/// opened.
 final class StoreIdentity: Sendable {
     let uuid: String
-    init(uuid: String) { self.uuid = uuid }
+
+    private init(uuid: String) { self.uuid = uuid }
+
+    /// A new identity for a store just opened, kept for the life of the process.
+    static func make(uuid: String) -> StoreIdentity {
+        let identity = StoreIdentity(uuid: uuid)
+        everyIdentity.withLock { $0.append(identity) }
+        return identity
+    }
+
+    /// The identity temporary IDs carry: no store.
+    static let none = make(uuid: "")
 }
+
+private let everyIdentity = Mutex<[StoreIdentity]>([])
 
 private let temporaryKeys = Atomic<Int64>(0)
 
@@ -23,17 +40,25 @@ private let temporaryKeys = Atomic<Int64>(0)
 /// let same = try background.existingObject(with: id)
 /// ```
 public struct ObjectID: Hashable, Sendable, CustomStringConvertible {
+    // Entities and store identities live as long as the process (see `EntityDescription` and
+    // `StoreIdentity`), so an ID holds them without reference counts: copying, hashing and
+    // comparing IDs costs no atomic operations.
+
     /// The object's entity (a sub-entity for an object of one).
-    public let entity: EntityDescription
-    let store: StoreIdentity?
+    public unowned(unsafe) let entity: EntityDescription
+    /// The store, or `StoreIdentity.none` for a temporary ID.
+    unowned(unsafe) let storeIdentity: StoreIdentity
     /// The primary key (`Z_PK`) when permanent; a negative serial number when temporary.
     let key: Int64
 
     init(entity: EntityDescription, store: StoreIdentity, primaryKey: Int64) {
         self.entity = entity
-        self.store = store
+        self.storeIdentity = store
         self.key = primaryKey
     }
+
+    /// The store, or nil for a temporary ID.
+    var store: StoreIdentity? { storeIdentity === StoreIdentity.none ? nil : storeIdentity }
 
     /// A new temporary ID, unique in this process.
     static func temporary(for entity: EntityDescription) -> ObjectID {
@@ -43,7 +68,7 @@ public struct ObjectID: Hashable, Sendable, CustomStringConvertible {
 
     private init(entity: EntityDescription, key: Int64) {
         self.entity = entity
-        self.store = nil
+        self.storeIdentity = StoreIdentity.none
         self.key = key
     }
 
@@ -68,7 +93,7 @@ public struct ObjectID: Hashable, Sendable, CustomStringConvertible {
     public var description: String { uriRepresentation.absoluteString }
 
     public static func == (lhs: ObjectID, rhs: ObjectID) -> Bool {
-        lhs.key == rhs.key && lhs.entity.root === rhs.entity.root && lhs.store === rhs.store
+        lhs.key == rhs.key && lhs.entity.root === rhs.entity.root && lhs.storeIdentity === rhs.storeIdentity
     }
 
     public func hash(into hasher: inout Hasher) {

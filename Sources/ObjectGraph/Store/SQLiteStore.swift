@@ -81,7 +81,7 @@ final class SQLiteStore {
         let opened = try Self.openOrCreate(writer: writer, model: model, url: url, migrate: migrate)
         layout = opened.layout
         metadata = opened.metadata
-        identity = StoreIdentity(uuid: opened.metadata.uuid)
+        identity = StoreIdentity.make(uuid: opened.metadata.uuid)
     }
 
     // MARK: Readers
