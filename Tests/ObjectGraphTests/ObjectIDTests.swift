@@ -21,6 +21,31 @@ final class ObjectIDTests: StoreTestCase {
         XCTAssertNil(context.registeredObject(for: temporary))
     }
 
+    /// IDs hold their entity and store without reference counts; they stay usable after the
+    /// container, its coordinator and its model are gone.
+    func testAnIDOutlivesItsContainerAndModel() throws {
+        var ids: [ObjectID] = []
+        do {
+            let container = try makeContainer(Models.company)
+            let john = Employee(context: container.viewContext)
+            john.firstName = "John"
+            ids.append(john.objectID)
+            try container.viewContext.save()
+            ids.append(john.objectID)
+        }
+        XCTAssertEqual(ids[0].entityName, "Employee")
+        XCTAssertTrue(ids[0].isTemporaryID)
+        XCTAssertEqual(ids[1].entityName, "Employee")
+        XCTAssertEqual(ids[1].primaryKey, 1)
+        XCTAssertTrue(ids[1].uriRepresentation.absoluteString.hasSuffix("/Employee/p1"))
+        XCTAssertNotEqual(ids[0], ids[1])
+        XCTAssertEqual(Set(ids + ids).count, 2)
+
+        let reopened = try makeContainer(Models.company)
+        let found = try XCTUnwrap(reopened.persistentStoreCoordinator.managedObjectID(forURIRepresentation: ids[1].uriRepresentation))
+        XCTAssertEqual((try reopened.viewContext.existingObject(with: found) as? Employee)?.firstName, "John")
+    }
+
     func testRelationshipsToANewObjectAreSavedWithItsPermanentKey() throws {
         let container = try makeContainer(Models.company)
         let context = container.viewContext
