@@ -60,16 +60,12 @@ final class IdentityMap {
     /// The page key, root entity and store of `id`, and its position in its page.
     @inline(__always)
     private static func parts(_ id: ObjectID) -> (pageKey: Int64, root: UnsafeRawPointer, store: UnsafeRawPointer?, offset: Int) {
-        (id.key >> pageBits, UnsafeRawPointer(Unmanaged.passUnretained(id.entity.root).toOpaque()),
-         UnsafeRawPointer(Unmanaged.passUnretained(id.storeIdentity).toOpaque()),
-         Int(truncatingIfNeeded: id.key & Int64(pageSize - 1)))
+        let (root, store) = id.tableParts
+        return (id.key >> pageBits, root, store, Int(truncatingIfNeeded: id.key & Int64(pageSize - 1)))
     }
 
     @inline(__always)
-    private func home(_ pageKey: Int64, _ root: UnsafeRawPointer) -> Int {
-        let mixed = UInt64(bitPattern: pageKey) ^ (UInt64(UInt(bitPattern: root)) &>> 4)
-        return Int(truncatingIfNeeded: (mixed &* 0x9E37_79B9_7F4A_7C15) &>> shift)
-    }
+    private func home(_ pageKey: Int64, _ root: UnsafeRawPointer) -> Int { fibonacciHome(pageKey, root, shift: shift) }
 
     @inline(__always)
     private func matches(_ index: Int, _ pageKey: Int64, _ root: UnsafeRawPointer, _ store: UnsafeRawPointer?) -> Bool {

@@ -55,16 +55,12 @@ final class RowCache: @unchecked Sendable {  // every access holds `lock`
 
     @inline(__always)
     private static func parts(_ id: ObjectID) -> (key: Int64, entity: UnsafeRawPointer, root: UnsafeRawPointer, store: UnsafeRawPointer?) {
-        (id.key, UnsafeRawPointer(Unmanaged.passUnretained(id.entity).toOpaque()),
-         UnsafeRawPointer(Unmanaged.passUnretained(id.entity.root).toOpaque()),
-         UnsafeRawPointer(Unmanaged.passUnretained(id.storeIdentity).toOpaque()))
+        let (root, store) = id.tableParts
+        return (id.key, UnsafeRawPointer(Unmanaged.passUnretained(id.entity).toOpaque()), root, store)
     }
 
     @inline(__always)
-    private func home(_ key: Int64, _ root: UnsafeRawPointer) -> Int {
-        let mixed = UInt64(bitPattern: key) ^ (UInt64(UInt(bitPattern: root)) &>> 4)
-        return Int(truncatingIfNeeded: (mixed &* 0x9E37_79B9_7F4A_7C15) &>> shift)
-    }
+    private func home(_ key: Int64, _ root: UnsafeRawPointer) -> Int { fibonacciHome(key, root, shift: shift) }
 
     /// The slot holding the ID, or the empty slot where it would go.
     @inline(__always)

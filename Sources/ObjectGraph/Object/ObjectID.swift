@@ -103,3 +103,22 @@ public struct ObjectID: Hashable, Sendable, CustomStringConvertible {
         hasher.combine(UInt64(bitPattern: key) &* 0x9E37_79B9_7F4A_7C15 ^ root)
     }
 }
+
+// MARK: Keys of the open-addressing tables (identity map, row cache)
+
+extension ObjectID {
+    /// The root entity and the store as addresses: with the key, what tables compare IDs by.
+    @inline(__always)
+    var tableParts: (root: UnsafeRawPointer, store: UnsafeRawPointer) {
+        (UnsafeRawPointer(Unmanaged.passUnretained(entity.root).toOpaque()),
+         UnsafeRawPointer(Unmanaged.passUnretained(storeIdentity).toOpaque()))
+    }
+}
+
+/// The home slot of a key of a root entity in a table of `2^(64 - shift)` slots: the key and
+/// the root's address mixed, times the golden ratio, top bits (Fibonacci hashing).
+@inline(__always)
+func fibonacciHome(_ key: Int64, _ root: UnsafeRawPointer, shift: UInt64) -> Int {
+    let mixed = UInt64(bitPattern: key) ^ (UInt64(UInt(bitPattern: root)) &>> 4)
+    return Int(truncatingIfNeeded: (mixed &* 0x9E37_79B9_7F4A_7C15) &>> shift)
+}
