@@ -24,22 +24,32 @@ struct RowCodec {
         guard number >= 0, number < byNumber.count, let entity = byNumber[number] else { return nil }
         let mapping = layout.mappings[entity.index]
         let template = mapping.readTemplate
-        // A new buffer filled from the template (nil, unloaded to-many, transient defaults),
-        // then the columns: `reserveCapacity` allocates through code specialized here, where a
-        // copy-on-write copy of the shared template or `init(repeating:count:)` would look the
-        // storage type's metadata up at run time.
+        // A new buffer built in slot order: each stored slot from its column, the others from
+        // the template (unloaded to-many, transient defaults). `reserveCapacity` allocates
+        // through code specialized here, where a copy-on-write copy of the shared template or
+        // `init(repeating:count:)` would look the storage type's metadata up at run time.
+        let plan = mapping.readPlan      // one step per stored slot, in slot order
         var values = ContiguousArray<SlotValue>()
         values.reserveCapacity(template.count)
-        for value in template { values.append(value) }
-        for step in mapping.readPlan {
+        var next = 0
+        for slot in template.indices {
+            guard next < plan.count, plan[next].slot == slot else {
+                values.append(template[slot])
+                continue
+            }
+            let step = plan[next]
+            next += 1
             let column = offset + step.column
             if let destination = step.destination {
                 let key = statement.int64(column)
-                if key == 0 && statement.isNull(column) { continue }
-                values[step.slot] = .object(ObjectID(entity: concreteEntity(destination, step, statement, offset, byNumber),
-                                                     store: store, primaryKey: key))
-            } else if let value = Self.readUnlessNull(step.type, statement, column) {
-                values[step.slot] = value
+                if key == 0 && statement.isNull(column) {
+                    values.append(.null)
+                } else {
+                    values.append(.object(ObjectID(entity: concreteEntity(destination, step, statement, offset, byNumber),
+                                                   store: store, primaryKey: key)))
+                }
+            } else {
+                values.append(Self.readUnlessNull(step.type, statement, column) ?? .null)
             }
         }
         return Row(id: ObjectID(entity: entity, store: store, primaryKey: pk), version: statement.int64(offset + 2), values: values)
