@@ -177,21 +177,12 @@ final class IdentityMap {
         return result
     }
 
-    /// Backward-shift deletion of a directory entry: later members of the probe run move into
-    /// the gap, so that lookups never stop early at it.
+    /// Removes the directory entry at `removed` (backward-shift deletion).
     private func removeEntry(at removed: Int) {
-        let mask = capacity &- 1
-        var gap = removed
-        var index = (gap &+ 1) & mask
-        while entries[index].page != nil {
-            let wanted = home(entries[index].pageKey, entries[index].root.unsafelyUnwrapped)
-            // Move the entry into the gap unless its home lies cyclically in (gap, index].
-            if (index &- wanted) & mask >= (index &- gap) & mask {
-                entries[gap] = entries[index]
-                gap = index
-            }
-            index = (index &+ 1) & mask
-        }
+        let gap = shiftBackAfterRemoving(at: removed, mask: capacity &- 1,
+                                         isOccupied: { entries[$0].page != nil },
+                                         home: { home(entries[$0].pageKey, entries[$0].root.unsafelyUnwrapped) },
+                                         move: { entries[$1] = entries[$0] })
         entries[gap].page = nil
         pageCount -= 1
         lastIndex = -1

@@ -155,23 +155,12 @@ final class RowCache: @unchecked Sendable {  // every access holds `lock`
         count = 0
     }
 
-    /// Backward-shift deletion: later members of the probe run move into the gap, so that
-    /// lookups never stop early at it.
+    /// Removes the entry at `removed` (backward-shift deletion).
     private func remove(at removed: Int) {
-        let mask = size &- 1
-        var gap = removed
-        var index = (gap &+ 1) & mask
-        while slots[index].entity != nil {
-            let wanted = home(slots[index].key, slots[index].root.unsafelyUnwrapped)
-            // Move the entry into the gap unless its home lies cyclically in (gap, index].
-            let distanceToEntry = (index &- wanted) & mask
-            let distanceToGap = (index &- gap) & mask
-            if distanceToEntry >= distanceToGap {
-                slots[gap] = slots[index]
-                gap = index
-            }
-            index = (index &+ 1) & mask
-        }
+        let gap = shiftBackAfterRemoving(at: removed, mask: size &- 1,
+                                         isOccupied: { slots[$0].entity != nil },
+                                         home: { home(slots[$0].key, slots[$0].root.unsafelyUnwrapped) },
+                                         move: { slots[$1] = slots[$0] })
         slots[gap] = .empty
         count -= 1
     }

@@ -126,8 +126,12 @@ final class SQLiteStatement {
     @inline(__always) func int64(_ index: Int32) -> Int64 { sqlite3_column_int64(handle, index) }
     @inline(__always) func double(_ index: Int32) -> Double { sqlite3_column_double(handle, index) }
 
-    @inline(__always) func text(_ index: Int32) -> String {
-        guard let pointer = sqlite3_column_text(handle, index) else { return "" }
+    @inline(__always) func text(_ index: Int32) -> String { textUnlessNull(index) ?? "" }
+
+    /// The column as text, or nil for NULL (`sqlite3_column_text` gives a null pointer only
+    /// then), without asking for the column's type first.
+    @inline(__always) func textUnlessNull(_ index: Int32) -> String? {
+        guard let pointer = sqlite3_column_text(handle, index) else { return nil }
         let count = Int(sqlite3_column_bytes(handle, index))
         return String(decoding: UnsafeBufferPointer(start: pointer, count: count), as: UTF8.self)
     }

@@ -78,9 +78,7 @@ struct RowCodec {
             let value = statement.double(column)
             return value == 0 && statement.isNull(column) ? nil : .double(value)
         case .string:
-            guard let pointer = sqlite3_column_text(statement.handle, column) else { return nil }
-            let count = Int(sqlite3_column_bytes(statement.handle, column))
-            return .text(String(decoding: UnsafeBufferPointer(start: pointer, count: count), as: UTF8.self))
+            return statement.textUnlessNull(column).map { .text($0) }
         default:
             return statement.isNull(column) ? nil : read(type, statement, column)
         }
