@@ -2,9 +2,11 @@ import Foundation
 import ObjectGraph
 import Synchronization
 
-/// The hidden per-thread context manager of one model: the main thread's context is the
-/// main context; every other thread gets its own context on first use, released when the
-/// thread ends; async code gets a context bound to its task through ``perform(_:)``.
+/// The hidden per-thread context manager of one model: the main queue's context is the main
+/// context (the main thread, `@MainActor` code, and top-level code before and after any
+/// `await`); every other thread gets its own context on first use, released when the thread
+/// ends; async code gets a context bound to its task through ``perform(_:)``, and each child
+/// task inside it a context of its own.
 ///
 /// A commit on any thread reaches every other live context of the model, merged on the
 /// owning thread at its next access — no run loop needed, no context touched from a foreign
@@ -39,7 +41,8 @@ public final class ContextManager: @unchecked Sendable {  // mutable state behin
     /// Whether the store on disk was of another model version when this manager opened it.
     private let migratedAtSetUp: Bool
 
-    @TaskLocal static var taskContexts: [ObjectIdentifier: ManagedObjectContext] = [:]
+    /// The `perform` blocks running in this task and its ancestors, by manager.
+    @TaskLocal static var taskContexts: [ObjectIdentifier: TaskContexts] = [:]
 
     init(name: String, model: ManagedObjectModel, location: PersistentContainer.Location, seedStore: URL?, mergePolicy: MergePolicy) throws {
         self.name = name
@@ -81,12 +84,16 @@ public final class ContextManager: @unchecked Sendable {  // mutable state behin
 
     // MARK: Contexts
 
-    /// The calling thread's context (or the context bound to the running task inside
-    /// ``perform(_:)``): the main context on the main thread, a context of its own on any
-    /// other thread, created on first use.
+    /// The calling code's context: inside ``perform(_:)`` the context bound to the running
+    /// task (a child task's own context in a child task); on the main queue (the main
+    /// thread, main-actor code, top-level code) the main context; on any other thread a
+    /// context of that thread, created on first use.
     public var contextForCurrentThread: ManagedObjectContext {
-        if let bound = Self.taskContexts[ObjectIdentifier(self)] { return bound }
-        if Thread.isMainThread { return lock.withLock { currentMainContext() } }
+        if let contexts = Self.taskContexts[ObjectIdentifier(self)],
+           let bound = contexts.contextForCurrentTask(make: { lock.withLock { makeContext(.privateQueue, name: "\(name).childTask") } }) {
+            return bound
+        }
+        if MainQueue.isCurrent { return lock.withLock { currentMainContext() } }
         if let entry = threadContexts.current, entry.generation == lock.withLock({ generation }) { return entry.context }
         let context = lock.withLock { () -> (ManagedObjectContext, Int) in
             (makeContext(.confined, name: "\(name).thread"), generation)
@@ -95,12 +102,12 @@ public final class ContextManager: @unchecked Sendable {  // mutable state behin
         return context.0
     }
 
-    /// The main thread's context (created on the main thread at its first use).
+    /// The main queue's context (created at its first use on the main queue).
     public var mainThreadContext: ManagedObjectContext? { lock.withLock { mainContext } }
 
     private func currentMainContext() -> ManagedObjectContext {
         if let mainContext { return mainContext }
-        let context = makeContext(.confined, name: "\(name).main")
+        let context = makeContext(.mainQueue, name: "\(name).main")
         mainContext = context
         return context
     }
@@ -120,18 +127,21 @@ public final class ContextManager: @unchecked Sendable {  // mutable state behin
     }
 
     /// Runs `block` with a fresh context bound to the running task: class-level helpers inside
-    /// it use that context on whichever thread the task resumes after an `await`. The
-    /// block's unsaved changes are discarded at the end: call `commit()` inside it.
+    /// it use that context on whichever thread the task resumes after an `await`, and child
+    /// tasks started in it (`async let`, task groups, `Task { }`) get contexts of their own,
+    /// whose commits merge like any other. The contexts end with the block: unsaved changes
+    /// are discarded (call `commit()` inside it), and objects it returns belong to no context
+    /// afterwards — changing one stops with a message; return object IDs instead.
     public func perform<T>(_ block: sending () async throws -> T) async rethrows -> sending T {
-        let context = lock.withLock { makeContext(.privateQueue, name: "\(name).task") }
-        var contexts = Self.taskContexts
-        contexts[ObjectIdentifier(self)] = context
+        guard let task = TaskIdentity.current else { preconditionFailure("ManagedRecord: perform runs only inside a task") }
+        let contexts = TaskContexts(owner: task, context: lock.withLock { makeContext(.privateQueue, name: "\(name).task") })
+        defer { contexts.close() }
+        var bindings = Self.taskContexts
+        bindings[ObjectIdentifier(self)] = contexts
         // `block` was sent to us and runs once, in this task: TaskLocal.withValue's
         // operation is not `sending`, so the region is carried over explicitly.
         nonisolated(unsafe) let body = block
-        let result = try await Self.$taskContexts.withValue(contexts) {
-            try await context.withTaskBinding(body)
-        }
+        let result = try await Self.$taskContexts.withValue(bindings) { try await body() }
         nonisolated(unsafe) let sent = result
         return sent
     }

@@ -82,8 +82,23 @@ extension Record where Self: ManagedObject {
 
     /// Fetches the objects matching `predicate` on a background context, off the calling
     /// thread, and returns them in the caller's context.
+    ///
+    /// Like every `fetchInBackground`, it runs in the caller's isolation: from main-actor or
+    /// top-level code the objects come back in the main context, inside `perform` in the
+    /// task's context.
+    nonisolated(nonsending)
     public static func fetchInBackground(where predicate: FetchPredicate, sortedBy sortKeys: [SortKey] = [], limit: Int = 0) async throws -> [Self] {
         try await fetchInBackground(request: fetchRequest(where: predicate, sortedBy: sortKeys, limit: limit))
+    }
+
+    /// ``fetchInBackground(where:sortedBy:limit:)`` with a format string.
+    ///
+    /// ```swift
+    /// let smiths = try await Employee.fetchInBackground(where: "lastName == %@", "Smith")
+    /// ```
+    nonisolated(nonsending)
+    public static func fetchInBackground(where format: String, _ arguments: Any?...) async throws -> [Self] {
+        try await fetchInBackground(where: FetchPredicate(format, argumentArray: arguments))
     }
 
     // MARK: Questions the store answers

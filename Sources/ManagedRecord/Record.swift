@@ -68,12 +68,17 @@ extension Record where Self: ManagedObject {
     }
 
     /// Fetches on a background context, off the calling thread, and returns the objects in
-    /// the caller's context (loaded with one query, not one per object).
+    /// the caller's context (loaded with one query, not one per object): the main context
+    /// when called from main-actor or top-level code, the task's context inside `perform`.
+    /// It runs in the caller's isolation (`nonisolated(nonsending)`), so the objects come
+    /// back where the caller resumes.
+    nonisolated(nonsending)
     public static func fetchInBackground(sortedBy sortKeys: [SortKey] = [], limit: Int = 0) async throws -> [Self] {
         try await fetchInBackground(request: fetchRequest(sortedBy: sortKeys, limit: limit))
     }
 
     /// Runs `request` on a background context and returns the objects in the caller's context.
+    nonisolated(nonsending)
     static func fetchInBackground(request: FetchRequest<Self>) async throws -> [Self] {
         let manager = contextManager
         let ids = try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<[ObjectID], Error>) in

@@ -31,6 +31,14 @@ static inline int32_t og_take_ordinal(void) { return og_thread_state_current.nex
 /// state): one TLS address computation, where `pthread_self` plus `pthread_equal` are calls.
 static inline uintptr_t og_thread_token(void) { return (uintptr_t)&og_thread_state_current; }
 
+/// The token of the process's main thread, recorded when the library loads (a constructor
+/// runs on the main thread). The main thread's thread-local block is allocated with the
+/// process and never freed or reused, even after `dispatch_main()` ends that thread.
+extern uintptr_t og_main_thread_token_value;
+
+/// The main thread's token (see `og_thread_token`).
+static inline uintptr_t og_main_thread_token(void) { return og_main_thread_token_value; }
+
 /// Whether a class is being described on this thread.
 static inline bool og_is_recording(void) { return og_thread_state_current.recording != 0; }
 

@@ -15,7 +15,8 @@ import Foundation
 /// `~/.local/share/<name>/<name>.sqlite`); folders are created. Pass `storeURL:` for another
 /// file, or ``PersistentContainer/Location/inMemory`` for tests. Loading throws, never aborts.
 ///
-/// Thread-safe; ``viewContext`` is confined to the thread that created the container.
+/// Thread-safe; ``viewContext`` belongs to the main queue when the container is created
+/// there (see ``viewContext``).
 public final class PersistentContainer: Sendable {
     /// Where the store lives.
     public enum Location: Sendable {
@@ -31,7 +32,10 @@ public final class PersistentContainer: Sendable {
     public let name: String
     public let managedObjectModel: ManagedObjectModel
     public let persistentStoreCoordinator: PersistentStoreCoordinator
-    /// The main context, confined to the thread that created the container.
+    /// The main context. Created on the main queue — the main thread, `@MainActor` code or
+    /// top-level code — it belongs to the main queue (`.mainQueue`, as Core Data's view
+    /// context): usable there before and after any `await`, whichever thread runs the queue.
+    /// Created elsewhere, it is confined to the creating thread (`.confined`).
     public let viewContext: ManagedObjectContext
 
     /// Opens (or creates) the container's store with a model built from `entities`.
@@ -63,7 +67,7 @@ public final class PersistentContainer: Sendable {
         case .inMemory: url = nil
         }
         persistentStoreCoordinator = try PersistentStoreCoordinator(model: model, storeURL: url)
-        viewContext = ManagedObjectContext(coordinator: persistentStoreCoordinator, concurrencyType: .confined, name: "\(name).viewContext")
+        viewContext = ManagedObjectContext(coordinator: persistentStoreCoordinator, concurrencyType: MainQueue.isCurrent ? .mainQueue : .confined, name: "\(name).viewContext")
     }
 
     /// A new private-queue context on the same store: use it inside `perform`. Its saves

@@ -8,11 +8,13 @@ import Glibc
 /// A scratch pad of managed objects: it registers one object per ID (uniquing), tracks
 /// their changes, fires their faults, and saves them to the store in one transaction.
 ///
-/// **Thread safety.** A context is confined: a `.confined` context belongs to the thread that
-/// created it (the container's `viewContext` to the thread that made the container); a
-/// `.privateQueue` context is used only inside ``perform(_:)-(()->T)`` or
-/// ``performAndWait(_:)``. A use from anywhere else stops with a message naming the
-/// context. Objects never cross contexts: pass ``ObjectID``s.
+/// **Thread safety.** A context is confined: a `.mainQueue` context (the container's
+/// `viewContext`) belongs to the main queue — the main thread, `@MainActor` code, and
+/// top-level code after an `await`, on whichever thread runs it; a `.confined` context
+/// belongs to the thread that created it; a `.privateQueue` context is used only inside
+/// ``perform(_:)-(()->T)`` or ``performAndWait(_:)``; and any context bound to a task with
+/// ``withTaskBinding(_:)`` belongs to that task alone. A use from anywhere else stops with a
+/// message naming the context. Objects never cross contexts: pass ``ObjectID``s.
 ///
 /// For example:
 ///
@@ -21,11 +23,16 @@ import Glibc
 /// john.firstName = "John"
 /// try context.save()
 /// ```
-public final class ManagedObjectContext: @unchecked Sendable {  // confined; see ConfinementGuard
+public final class ManagedObjectContext: @unchecked Sendable {  // must reach perform blocks on other threads, as NSManagedObjectContext does; every other entry checks confinement at run time (ConfinementGuard)
     /// How a context is confined.
     public enum ConcurrencyType: Sendable {
         /// Bound to the thread that creates it; `perform` may also be used from other threads.
         case confined
+        /// Belongs to the main queue, as Core Data's `NSMainQueueConcurrencyType`: usable from
+        /// the main thread, from `@MainActor` code and from top-level code before and after any
+        /// `await` (on Linux a worker thread runs the main queue once it has awaited);
+        /// `perform` may also be used from other threads.
+        case mainQueue
         /// Used only inside `perform` / `performAndWait`, from any thread.
         case privateQueue
     }
@@ -83,7 +90,7 @@ public final class ManagedObjectContext: @unchecked Sendable {  // confined; see
         persistentStoreCoordinator = coordinator
         self.concurrencyType = concurrencyType
         self.name = name ?? "context"
-        guardian = ConfinementGuard(confined: concurrencyType == .confined)
+        guardian = ConfinementGuard(concurrencyType)
         coordinator.register(self)
     }
 
@@ -94,8 +101,8 @@ public final class ManagedObjectContext: @unchecked Sendable {  // confined; see
 
     /// Clears every registered or changed object's reference to this context.
     func detachAllObjects() {
-        for object in registered.objects { object.takeUnretainedValue().context = nil }
-        for object in insertedSet.union(updatedSet).union(deletedSet) { object.context = nil }
+        for object in registered.objects { object.takeUnretainedValue().detachFromContext() }
+        for object in insertedSet.union(updatedSet).union(deletedSet) { object.detachFromContext() }
     }
 
     /// The model of the coordinator.
@@ -112,7 +119,7 @@ public final class ManagedObjectContext: @unchecked Sendable {  // confined; see
 
     /// Runs `block` on this context, serialized with other `perform` calls, and returns its result.
     public func performAndWait<T>(_ block: () throws -> T) rethrows -> T {
-        try guardian.perform(block)
+        try guardian.perform("context '\(name)'", block)
     }
 
     /// Runs `block` on this context from async code, serialized with other `perform` calls.
@@ -121,12 +128,15 @@ public final class ManagedObjectContext: @unchecked Sendable {  // confined; see
     /// The block and its result are `sending`, so main-actor code can call it with a closure
     /// that captures the context and object IDs, and get its result back.
     public func perform<T>(_ block: sending () throws -> T) async rethrows -> sending T {
-        try guardian.perform(block)
+        try guardian.perform("context '\(name)'", block)
     }
 
     /// Runs async code with this context bound to the current task: the context (and its
     /// objects) may be used from whichever thread the task resumes on after an `await`, and
-    /// from that task only. Use it with a context made for the task (a private-queue one).
+    /// from that task only — not from its child tasks (`async let`, task groups, `Task { }`),
+    /// which are tasks of their own. Bind an idle private-queue context, or a context the
+    /// calling code owns (the view context from main-actor code); binding a context another
+    /// task holds stops with a message.
     ///
     /// ```swift
     /// let context = container.newBackgroundContext()
@@ -136,7 +146,13 @@ public final class ManagedObjectContext: @unchecked Sendable {  // confined; see
     /// }
     /// ```
     public func withTaskBinding<T>(_ body: sending () async throws -> T) async rethrows -> sending T {
-        try await guardian.bindToTask(body)
+        try await guardian.bindToTask("context '\(name)'", body)
+    }
+
+    /// Binds the context to `task` for the rest of its life: a context made for one task
+    /// (ManagedRecord's per-task contexts).
+    package func bindForever(to task: TaskIdentity) {
+        guardian.bindForever(to: task)
     }
 
     // MARK: Registration
@@ -158,6 +174,7 @@ public final class ManagedObjectContext: @unchecked Sendable {  // confined; see
         precondition(object.context == nil, "ManagedRecord: \(object.objectID) belongs to another context")
         precondition(object.objectID.isTemporaryID, "ManagedRecord: only new objects can be inserted")
         object.context = self
+        object.state.remove(.detached)
         object.state.insert(.inserted)
         registered[object.objectID] = Unmanaged.passUnretained(object)
         insertedSet.insert(object)

@@ -22,7 +22,10 @@ extension ManagedObject {
     /// Every property access: the context's entry checks, then the fault if there is one.
     @inline(__always)
     final func prepareForAccess() {
-        guard let reference = contextReference else { return }
+        guard let reference = contextReference else {
+            if state.contains(.fault) { detachedFault() }
+            return
+        }
         reference._withUnsafeGuaranteedRef { context in
             context.willAccess()
             if state.contains(.fault) { context.fulfillFault(self) }
@@ -33,6 +36,7 @@ extension ManagedObject {
         prepareForAccess()
         if values[slot] == value { return }
         guard let reference = contextReference else {
+            if state.contains(.detached) { checkChangeWithoutContext(entity.properties[slot].name) }
             values[slot] = value
             return
         }

@@ -12,7 +12,10 @@ extension ManagedObject {
     /// The destination of a to-one relationship: no array, one identity-map lookup.
     @usableFromInline
     final func relatedObject(ordinal: Int32) -> ManagedObject? {
-        guard let reference = contextReference else { return nil }
+        guard let reference = contextReference else {
+            if isDetached { detachedUse("read a relationship") }
+            return nil
+        }
         let slot = entity.slotByOrdinal[Int(ordinal)]
         guard case .object(let id) = primitiveValue(slot: slot) else { return nil }
         return reference._withUnsafeGuaranteedRef { $0.destination(with: id) }
@@ -22,9 +25,7 @@ extension ManagedObject {
     @usableFromInline
     final func setRelatedObject(_ object: ManagedObject?, ordinal: Int32) {
         let relationship = entity.relationshipAtSlot[entity.slotByOrdinal[Int(ordinal)]]!
-        guard let context else {
-            preconditionFailure("ManagedRecord: insert \(entity.name) into a context before setting its relationship \(relationship.name)")
-        }
+        guard let context else { relationshipWithoutContext(relationship) }
         if let object, object.context !== context {
             preconditionFailure("ManagedRecord: \(entity.name).\(relationship.name) cannot point at \(object.objectID): it belongs to \(object.context == nil ? "no context" : "another context"); use context.object(with: id) to get this context's copy")
         }
@@ -44,7 +45,10 @@ extension ManagedObject {
 
     /// The destination objects of `relationship`, loading a to-many with one query when needed.
     final func relatedObjects(_ relationship: RelationshipDescription) -> [ManagedObject] {
-        guard let context else { return [] }
+        guard let context else {
+            if isDetached { detachedUse("read \(relationship.name)") }
+            return []
+        }
         if case .unloaded = primitiveValue(slot: relationship.slot) {
             // The loading query registered the members: hand them over before they can go.
             return context.loadToMany(self, relationship)
@@ -70,9 +74,7 @@ extension ManagedObject {
 
     /// Replaces the destinations of `relationship` and updates every inverse in memory.
     final func setRelatedObjects(_ objects: [ManagedObject], _ relationship: RelationshipDescription) {
-        guard let context else {
-            preconditionFailure("ManagedRecord: insert \(entity.name) into a context before setting its relationship \(relationship.name)")
-        }
+        guard let context else { relationshipWithoutContext(relationship) }
         for object in objects where object.context !== context {
             preconditionFailure("ManagedRecord: \(entity.name).\(relationship.name) cannot point at \(object.objectID): it belongs to \(object.context.map { _ in "another context" } ?? "no context"); use context.object(with: id) to get this context's copy")
         }

@@ -158,4 +158,6 @@ struct ObjectState: OptionSet {
     static let deleted = ObjectState(rawValue: 1 << 3)
     /// Inserted in the undo group still open: its value changes need no undo entries.
     static let insertedInOpenUndoGroup = ObjectState(rawValue: 1 << 4)
+    /// Its context was released or reset while it was registered (see `ManagedObject+Detached`).
+    static let detached = ObjectState(rawValue: 1 << 5)
 }

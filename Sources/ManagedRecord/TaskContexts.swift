@@ -1,0 +1,55 @@
+import Foundation
+import ObjectGraph
+
+/// The contexts of one `perform` block of a ``ContextManager``: the block's own context,
+/// bound to the task that runs the block, and one context for each child task that uses the
+/// class-level helpers (child tasks inherit the task-local that carries this object, but are
+/// tasks of their own: they never share the parent's context).
+///
+/// Every context here is bound to its task for life. Child tasks' identities are held, so a
+/// finished child's address is never taken by a new task that would then inherit its
+/// context. Everything is dropped when the block ends (``close()``); a task still running
+/// afterwards (an unstructured `Task { }` started in the block) falls back to the context
+/// of its thread.
+final class TaskContexts: @unchecked Sendable {  // mutable state behind `lock`
+    /// The task running the `perform` block.
+    let owner: UInt
+    private let lock = NSLock()
+    private var context: ManagedObjectContext?
+    private var children: [UInt: (task: TaskIdentity, context: ManagedObjectContext)] = [:]
+
+    init(owner: TaskIdentity, context: ManagedObjectContext) {
+        self.owner = owner.token
+        context.bindForever(to: owner)
+        self.context = context
+    }
+
+    /// The context of the task running now: the block's own for the owner, a new or the
+    /// earlier one for a child task (`make` creates it), nil once the block has ended or
+    /// outside any task.
+    func contextForCurrentTask(make: () -> ManagedObjectContext) -> ManagedObjectContext? {
+        guard let task = TaskIdentity.current else { return nil }
+        let token = task.token
+        return lock.withLock {
+            guard let context else { return nil }
+            if token == owner { return context }
+            if let child = children[token] { return child.context }
+            let child = make()
+            child.bindForever(to: task)
+            children[token] = (task, child)
+            return child
+        }
+    }
+
+    /// Ends the block: its contexts, and the children's, are released.
+    func close() {
+        let released = lock.withLock { () -> [ManagedObjectContext] in
+            defer {
+                context = nil
+                children = [:]
+            }
+            return (context.map { [$0] } ?? []) + children.values.map(\.context)
+        }
+        _ = released  // deinitialized here, outside the lock
+    }
+}
