@@ -43,6 +43,18 @@ let package = Package(
             dependencies: ["ObjectGraph", "ManagedRecord"],
             path: "Demo"
         ),
+        // A user's script (top-level code with `await`s), run and checked by ScriptTests.
+        .executableTarget(
+            name: "AsyncScriptCheck",
+            dependencies: ["ManagedRecord"],
+            path: "Tests/AsyncScriptCheck"
+        ),
+        // Misuses of contexts, each in a process of its own, that must stop with a message.
+        .executableTarget(
+            name: "ConfinementProbe",
+            dependencies: ["ManagedRecord"],
+            path: "Tests/ConfinementProbe"
+        ),
         .testTarget(
             name: "ObjectGraphTests",
             dependencies: ["ObjectGraph"]
