@@ -24,8 +24,7 @@ final class StaffMember: ManagedObject {
 }
 
 /// The class-level helpers, then a background thread committing while this thread reads,
-/// then the merged result. Synchronous on purpose: the main context belongs to one thread,
-/// and a function without `await` cannot be moved to another one halfway.
+/// then the merged result. (The async part, as a script writes it, is in AsyncScript.swift.)
 func activeRecord(folder: URL) throws {
     let url = folder.appendingPathComponent("Staff.sqlite")
 

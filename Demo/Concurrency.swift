@@ -4,17 +4,16 @@ import ObjectGraph
 /// A background context saving while the view context merges, a merge conflict resolved
 /// by a merge policy, and delete rules.
 ///
-/// This is async code: after an `await` the task may resume on another thread (on Linux even
-/// main-actor code does), so the view context is bound to this task with `withTaskBinding`
-/// instead of to the thread that created it.
+/// This is async main-actor code: after an `await` Linux may run it on another thread that
+/// drains the main queue, and the view context — a main-queue context, as in Core Data —
+/// stays usable there, before and after every `await`.
+@MainActor
 func concurrency(storeURL: URL) async throws {
     let container = try PersistentContainer(name: "Company", entities: demoEntities, storeURL: storeURL)
-    let view = container.viewContext
-    try await view.withTaskBinding {
-        try await concurrencySteps(container: container, view: view)
-    }
+    try await concurrencySteps(container: container, view: container.viewContext)
 }
 
+@MainActor
 private func concurrencySteps(container: PersistentContainer, view: ManagedObjectContext) async throws {
     let departments = try view.fetch(FetchRequest<Department>())
     let sales = departments.first { $0.name == "Sales" }!

@@ -11,10 +11,9 @@ out("The store is created in a fresh folder: \(storeURL.deletingLastPathComponen
 
 let johnURI = try basics(storeURL: storeURL)
 try reading(storeURL: storeURL, johnURI: johnURI)
-// The ManagedRecord part runs before the first `await`: on Linux, top-level code leaves the
-// process's main thread at its first suspension, and the part shows the main thread's context.
 try activeRecord(folder: storeURL.deletingLastPathComponent())
 try await concurrency(storeURL: storeURL)
+try await asyncScript()
 
 out("\nDone. The stores are kept so you can look inside them:")
 out("   sqlite3 \(storeURL.path) '.tables' 'SELECT Z_PK, Z_ENT, ZFIRSTNAME, ZLASTNAME FROM ZEMPLOYEE'")
