@@ -1,8 +1,10 @@
 // Validation before a save writes anything: every problem found is thrown together as one
 // ValidationError, and the store and the context's pending changes stay as they were.
 extension ManagedObjectContext {
+    /// Checks the objects a save is about to write; throws every problem together. For an
+    /// update only its changed slots are checked (bit tests on the save plan's masks).
     func validate(inserted: [ManagedObject], updated: [SaveTransaction.Update], deleted: [ManagedObject],
-                          _ layout: StoreLayout) throws {
+                  _ layout: StoreLayout) throws {
         var problems: [ValidationError.Problem] = []
         var plans = SavePlans(layout)
         for object in inserted {
@@ -79,9 +81,10 @@ extension ManagedObjectContext {
         for slot in slots {
             guard let lost = unsavedDestination(object.values[slot]) else { continue }
             let name = object.entity.properties[slot].name
+            let fix = object.entity.relationshipAtSlot[slot]?.isToMany == true ? "remove it from \(name)" : "set \(name) to another object or nil"
             problems.append(.init(object, key: name,
                                   "\(name) points at \(lost.entity.name) \(lost), which was deleted before it was ever saved; nothing removed it "
-                                    + "from \(name) (no inverse, or a No Action delete rule): set \(name) to another object or remove it, then save again"))
+                                    + "(no inverse, or a No Action delete rule): \(fix), then save again"))
         }
     }
 
