@@ -119,6 +119,9 @@ extension Record where Self: ManagedObject {
     /// ```swift
     /// let lastNames = try Employee.distinctValues(of: "lastName", as: String.self)
     /// ```
+    ///
+    /// - Throws: ``FetchPredicateError`` (`typeMismatch`) when `type` cannot hold the
+    ///   attribute's values (a `String` for an integer attribute).
     public static func distinctValues<V: AttributeValue>(of attribute: String, as type: V.Type,
                                                          where predicate: FetchPredicate? = nil) throws -> [V] {
         try contextForCurrentThread.distinctValues(of: attribute, as: type, for: fetchRequest(where: predicate))
@@ -131,12 +134,16 @@ extension Record where Self: ManagedObject {
     }
 
     /// `function` (`.average`, `.sum`, `.min`, `.max`, `.count`) of `attribute` over the
-    /// objects matching `predicate`, computed by SQLite. An average is a Double; nil (or
-    /// `defaultValue`) when no object matches.
+    /// objects matching `predicate`, computed by SQLite, as a Double: for counts and for
+    /// attributes a Double holds (integers, Double, Float, Bool). nil (or `defaultValue`) when
+    /// no object matches.
     ///
     /// ```swift
     /// let meanAge = try Employee.aggregate(.average, of: "age")
     /// ```
+    ///
+    /// - Throws: ``FetchPredicateError`` (`typeMismatch`) for a Decimal, Date, String or other
+    ///   attribute a Double would misstate: use ``aggregate(_:of:as:where:)``.
     public static func aggregate(_ function: AggregateFunction, of attribute: String, where predicate: FetchPredicate? = nil,
                                  default defaultValue: Double? = nil) throws -> Double? {
         try contextForCurrentThread.aggregate(function, of: attribute, for: fetchRequest(where: predicate)) ?? defaultValue
@@ -145,6 +152,27 @@ extension Record where Self: ManagedObject {
     /// ``aggregate(_:of:where:default:)`` with a format string.
     public static func aggregate(_ function: AggregateFunction, of attribute: String, where format: String, _ arguments: Any?...) throws -> Double? {
         try aggregate(function, of: attribute, where: FetchPredicate(format, argumentArray: arguments))
+    }
+
+    /// `function` of `attribute` in the attribute's own type: `.max` of a Date as a `Date`,
+    /// `.sum` of a Decimal as an exact `Decimal`, `.max` of an `Int` as an `Int`. nil when no
+    /// object matches (`.sum` and `.count` give 0).
+    ///
+    /// ```swift
+    /// let latest = try Employee.aggregate(.max, of: "hired", as: Date.self)
+    /// ```
+    ///
+    /// - Throws: ``FetchPredicateError`` (`typeMismatch`) naming the attribute, its type and
+    ///   `type` when the result cannot be read as `type`.
+    public static func aggregate<V: AttributeValue>(_ function: AggregateFunction, of attribute: String, as type: V.Type,
+                                                    where predicate: FetchPredicate? = nil) throws -> V? {
+        try contextForCurrentThread.aggregate(function, of: attribute, as: type, for: fetchRequest(where: predicate))
+    }
+
+    /// ``aggregate(_:of:as:where:)`` with a format string.
+    public static func aggregate<V: AttributeValue>(_ function: AggregateFunction, of attribute: String, as type: V.Type,
+                                                    where format: String, _ arguments: Any?...) throws -> V? {
+        try aggregate(function, of: attribute, as: type, where: FetchPredicate(format, argumentArray: arguments))
     }
 }
 

@@ -5,20 +5,34 @@ import Foundation
 // Data's dictionary results, they do not see the context's unsaved changes).
 extension ManagedObjectContext {
     /// `function` over `keyPath` (an attribute, or a key path through to-one relationships)
-    /// of the objects `request` selects, computed by SQLite in one statement.
+    /// of the objects `request` selects, computed by SQLite in one statement, as a Double:
+    /// for counts, and for attributes whose values a Double holds (integers, `Double`,
+    /// `Float`, `Bool`).
     ///
     /// ```swift
     /// let mean = try context.aggregate(.average, of: "salary", for: FetchRequest<Employee>())
     /// ```
     ///
     /// - Returns: nil for `.average`, `.min` and `.max` over no objects; `.sum` and `.count`
-    ///   give 0. Dates come back as seconds since 2001-01-01 (use
-    ///   ``aggregate(_:of:as:for:)`` for a `Date`).
-    /// - Throws: ``FetchPredicateError`` for an unknown key, or `.sum`/`.average` of a
-    ///   non-number; ``SQLiteError`` when the store fails.
+    ///   give 0.
+    /// - Throws: ``FetchPredicateError``: `unknownKey`; `typeMismatch` for `.sum`/`.average`
+    ///   of a non-number, and for anything but `.count` of a Decimal, Date, String or other
+    ///   attribute a Double would misstate (use ``aggregate(_:of:as:for:)``, as the message
+    ///   says); ``SQLiteError`` when the store fails.
     public func aggregate<T: ManagedObject>(_ function: AggregateFunction, of keyPath: String,
                                             for request: FetchRequest<T> = FetchRequest<T>()) throws -> Double? {
-        let value = try aggregateValue(function, of: keyPath, for: request)
+        let value = try aggregateValue(function, of: keyPath, for: request) { entity, type in
+            guard !AggregateResultTypes.answersAsDouble(function, of: type) else { return }
+            let subject = AggregateResultTypes.subject(entity, keyPath, type)
+            guard let type else {
+                throw FetchPredicateError(.typeMismatch, "\(function.rawValue) of \(subject) is not a number; only .count applies to it",
+                                          entity: entity.name, key: keyPath)
+            }
+            let own = AggregateResultTypes.swiftName(type)
+            throw FetchPredicateError(.typeMismatch,
+                                      "\(function.rawValue) of \(subject) is a \(own), not a Double; use aggregate(.\(function.rawValue), of: \"\(keyPath)\", as: \(own).self)",
+                                      entity: entity.name, key: keyPath)
+        }
         switch value {
         case .int(let v): return Double(v)
         case .double(let v): return v
@@ -26,16 +40,44 @@ extension ManagedObjectContext {
         }
     }
 
-    /// `.min` or `.max` (or any function) of `keyPath` as a value of the attribute's type:
-    /// `try context.aggregate(.max, of: "hired", as: Date.self, for: request)`.
+    /// `function` of `keyPath` as a value of the attribute's own type: `.min`/`.max` of a
+    /// `Date` as a `Date`, of a `Decimal` as a `Decimal`, of an `Int16` as an `Int16` (or any
+    /// wider integer). `.sum` of integers may widen to `Int`, `Double` or `Decimal`; `.average`
+    /// of integers is a `Double` or `Decimal`; `.count` is an `Int`, `Double` or `Decimal`.
+    /// Decimal sums and averages are exact (see `docs/fetching.md`).
+    ///
+    /// ```swift
+    /// let latest = try context.aggregate(.max, of: "hired", as: Date.self, for: request)
+    /// let total = try context.aggregate(.sum, of: "price", as: Decimal.self, for: request)
+    /// ```
+    ///
+    /// - Returns: nil for `.average`, `.min` and `.max` over no objects; `.sum` and `.count`
+    ///   give 0.
+    /// - Throws: ``FetchPredicateError`` (`typeMismatch`) naming the attribute, its type and
+    ///   `type` when the result cannot be read as `type`; `unknownKey`; ``SQLiteError``.
     public func aggregate<T: ManagedObject, V: AttributeValue>(_ function: AggregateFunction, of keyPath: String, as type: V.Type,
                                                                for request: FetchRequest<T> = FetchRequest<T>()) throws -> V? {
-        let value = try aggregateValue(function, of: keyPath, for: request)
+        var attributeType: AttributeType?
+        let value = try aggregateValue(function, of: keyPath, for: request) { entity, type in
+            attributeType = type
+            let allowed = AggregateResultTypes.allowed(function, of: type)
+            guard allowed.contains(V.attributeType) else {
+                throw AggregateResultTypes.mismatch(function.rawValue, entity, keyPath, type, requested: "\(V.self)", allowed: allowed)
+            }
+        }
         if value.isNull { return function == .sum || function == .count ? V._decode(.int(0)) : nil }
-        return V._decode(value)
+        guard let result = V._decode(value) else {
+            throw FetchPredicateError(.typeMismatch, "\(function.rawValue) of \(keyPath) (\(attributeType?.rawValue ?? "a relationship")) is \(value) in the store, which is not a \(V.self)",
+                                      key: keyPath)
+        }
+        return result
     }
 
-    func aggregateValue<T: ManagedObject>(_ function: AggregateFunction, of keyPath: String, for request: FetchRequest<T>) throws -> SlotValue {
+    /// Runs `function` over `keyPath` after `check` has accepted the attribute type the key
+    /// path ends at (nil for a to-one relationship); the result in its stored form, exact for
+    /// Decimals.
+    func aggregateValue<T: ManagedObject>(_ function: AggregateFunction, of keyPath: String, for request: FetchRequest<T>,
+                                          check: (EntityDescription, AttributeType?) throws -> Void) throws -> SlotValue {
         willAccess()
         let plan = try FetchPlan(request, self, sorted: false)
         let (path, kind) = try PredicateBinder.scalarPath(keyPath, on: plan.entity)
@@ -43,30 +85,67 @@ extension ManagedObjectContext {
             throw FetchPredicateError(.typeMismatch, "\(function.rawValue) needs a number, but \(plan.entity.name).\(keyPath) is a \(kind)",
                                       entity: plan.entity.name, key: keyPath)
         }
+        let type = path.attributeType
+        try check(plan.entity, type)
         var compiler = PredicateSQLCompiler(layout: persistentStoreCoordinator.layout)
         let expression = compiler.expression(path)
-        let sql = "SELECT \(function.sqlName)(\(expression)) FROM \(plan.mapping.table.name) t" + plan.whereClause
+        let sql = "SELECT \(function.sql(of: expression, type: type)) FROM \(plan.mapping.table.name) t" + plan.whereClause
         var result: SlotValue = .null
         try persistentStoreCoordinator.read { connection in
             try connection.query(sql, compiler.arguments + plan.arguments) { statement in
-                // An average is a fraction whatever the attribute's type (AVG gives a REAL).
-                result = function == .average
-                    ? (statement.isNull(0) ? .null : .double(statement.double(0)))
-                    : self.slotValue(statement, 0, kind: kind, path: path)
+                result = self.aggregateResult(function, type, statement, kind: kind, path: path)
             }
         }
         return result
     }
 
+    /// Column 0 of an aggregate query, in the stored form of the result.
+    private func aggregateResult(_ function: AggregateFunction, _ type: AttributeType?, _ statement: SQLiteStatement,
+                                 kind: ValueKind, path: BoundPath) -> SlotValue {
+        if statement.isNull(0) { return .null }
+        switch function {
+        case .count: return .int(statement.int64(0))
+        case .sum where type == .decimal, .average where type == .decimal: return .decimal(Self.exactDecimal(statement, 0))
+        // An average is a fraction whatever the attribute's type (AVG gives a REAL).
+        case .average: return .double(statement.double(0))
+        // SUM gives an INTEGER over integers, a REAL over anything else.
+        case .sum: return statement.columnType(0) == 1 ? .int(statement.int64(0)) : .double(statement.double(0))
+        case .min, .max: return slotValue(statement, 0, kind: kind, path: path)
+        }
+    }
+
+    /// The text `og_decimal_sum` / `og_decimal_avg` return, as the Decimal it spells.
+    static func exactDecimal(_ statement: SQLiteStatement, _ column: Int32) -> Decimal {
+        let text = statement.text(column)
+        guard let value = Decimal(string: text) else {
+            preconditionFailure("ManagedRecord: a Decimal aggregate returned '\(text)', which is not a number; report this as a bug")
+        }
+        return value
+    }
+
     /// The distinct non-nil values of `keyPath` among the objects `request` selects, in
     /// ascending order, from one `SELECT DISTINCT`.
+    ///
+    /// - Throws: ``FetchPredicateError`` (`typeMismatch`) when `type` cannot hold the
+    ///   attribute's values (a `String` for an integer attribute, an `Int16` for an `Int`
+    ///   one); `unknownKey`; ``SQLiteError``.
     ///
     /// ```swift
     /// let lastNames = try context.distinctValues(of: "lastName", as: String.self, for: FetchRequest<Employee>())
     /// ```
     public func distinctValues<T: ManagedObject, V: AttributeValue>(of keyPath: String, as type: V.Type,
                                                                     for request: FetchRequest<T> = FetchRequest<T>()) throws -> [V] {
-        try distinctSlotValues(of: keyPath, for: request).compactMap { V._decode($0) }
+        try distinctSlotValues(of: keyPath, for: request) { entity, type in
+            let allowed = AggregateResultTypes.allowed(nil, of: type)
+            guard allowed.contains(V.attributeType) else {
+                throw AggregateResultTypes.mismatch("the distinct values", entity, keyPath, type, requested: "\(V.self)", allowed: allowed)
+            }
+        }.map { value in
+            guard let decoded = V._decode(value) else {
+                throw FetchPredicateError(.typeMismatch, "\(keyPath) holds \(value) in the store, which is not a \(V.self)", key: keyPath)
+            }
+            return decoded
+        }
     }
 
     /// The distinct non-nil values of `keyPath`, as ``ManagedObject/value(forKey:)`` returns
@@ -74,13 +153,15 @@ extension ManagedObjectContext {
     public func distinctValues<T: ManagedObject>(of keyPath: String, for request: FetchRequest<T> = FetchRequest<T>()) throws -> [Any] {
         let entity = try fetchEntity(request)
         let (path, _) = try PredicateBinder.scalarPath(keyPath, on: entity)
-        return try distinctSlotValues(of: keyPath, for: request).compactMap { Self.external($0, path) }
+        return try distinctSlotValues(of: keyPath, for: request) { _, _ in }.compactMap { Self.external($0, path) }
     }
 
-    private func distinctSlotValues<T: ManagedObject>(of keyPath: String, for request: FetchRequest<T>) throws -> [SlotValue] {
+    private func distinctSlotValues<T: ManagedObject>(of keyPath: String, for request: FetchRequest<T>,
+                                                      check: (EntityDescription, AttributeType?) throws -> Void) throws -> [SlotValue] {
         willAccess()
         let plan = try FetchPlan(request, self, sorted: false)
         let (path, kind) = try PredicateBinder.scalarPath(keyPath, on: plan.entity)
+        try check(plan.entity, path.attributeType)
         var compiler = PredicateSQLCompiler(layout: persistentStoreCoordinator.layout)
         let expression = compiler.expression(path)
         var sql = "SELECT DISTINCT \(expression) AS value FROM \(plan.mapping.table.name) t" + plan.whereClause
@@ -125,5 +206,13 @@ extension ManagedObjectContext {
             if case .object(let id) = value { return id }
             return nil
         }
+    }
+}
+
+extension BoundPath {
+    /// The type of the attribute the path ends at; nil for a to-one relationship or `SELF`.
+    var attributeType: AttributeType? {
+        if case .attribute(let attribute) = terminal { return attribute.attributeType }
+        return nil
     }
 }

@@ -19,7 +19,9 @@ extension ManagedObjectContext {
     ///
     /// Values are as ``ManagedObject/value(forKey:)`` returns them (object IDs for to-one
     /// relationships); nil values are left out of their dictionary. `.count` gives `Int`,
-    /// `.average` `Double`, the others the attribute's type.
+    /// `.average` `Double` (an exact `Decimal` for a Decimal attribute), `.sum` `Int` over
+    /// integers, an exact `Decimal` over Decimals, else `Double`; `.min` and `.max` the
+    /// attribute's type.
     ///
     /// - Throws: ``FetchPredicateError`` for an unknown key or a having predicate that names
     ///   something not fetched; ``SQLiteError`` when the store fails.
@@ -43,7 +45,7 @@ extension ManagedObjectContext {
                     throw FetchPredicateError(.typeMismatch, "\(function.rawValue) needs a number, but \(entity.name).\(expression.keyPath) is a \(kind)",
                                               entity: entity.name, key: expression.keyPath)
                 }
-                terms.append("\(function.sqlName)(\(value)) AS c\(index)")
+                terms.append("\(function.sql(of: value, type: path.attributeType)) AS c\(index)")
             } else {
                 terms.append("\(value) AS c\(index)")
             }
@@ -89,6 +91,8 @@ extension ManagedObjectContext {
                     if statement.isNull(i) { continue }
                     switch column.function {
                     case .count?: row[column.name] = Int(statement.int64(i))
+                    case .sum? where column.path.attributeType == .decimal, .average? where column.path.attributeType == .decimal:
+                        row[column.name] = Self.exactDecimal(statement, i)
                     case .average?: row[column.name] = statement.double(i)
                     case .sum?:
                         row[column.name] = statement.columnType(i) == 1 ? Int(statement.int64(i)) as Any : statement.double(i) as Any

@@ -21,7 +21,7 @@ extension ManagedObjectContext {
         willAccess()
         nextObserverToken += 1
         observers[event, default: []].append((nextObserverToken, block))
-        observesObjectChanges = !(observers[.objectsDidChange]?.isEmpty ?? true)
+        updateChangeTracking()
         return ObserverToken(event: event, value: nextObserverToken)
     }
 
@@ -29,7 +29,7 @@ extension ManagedObjectContext {
     public func removeObserver(_ token: ObserverToken) {
         willAccess()
         observers[token.event]?.removeAll { $0.token == token.value }
-        observesObjectChanges = !(observers[.objectsDidChange]?.isEmpty ?? true)
+        updateChangeTracking()
     }
 
     /// Announces the in-memory changes made since the last announcement to
@@ -59,22 +59,41 @@ extension ManagedObjectContext {
         return changes
     }
 
-    var isObservingObjectChanges: Bool { observesObjectChanges }
+    /// Records changes object by object while someone wants them: `.objectsDidChange`
+    /// observers, or a save running `willSave()` hooks.
+    func updateChangeTracking() {
+        announcesObjectChanges = !(observers[.objectsDidChange]?.isEmpty ?? true)
+        observesObjectChanges = announcesObjectChanges || changedDuringHooks != nil
+    }
 
     func noteChange(inserted object: ManagedObject) {
         objectsDidChangePending = true
-        if isObservingObjectChanges { unannounced.inserted.insert(object.objectID) }
+        guard observesObjectChanges else { return }
+        changedDuringHooks?.append(object)
+        if announcesObjectChanges { unannounced.inserted.insert(object.objectID) }
     }
 
     func noteChange(updated object: ManagedObject) {
         objectsDidChangePending = true
-        if isObservingObjectChanges, !object.isInserted { unannounced.updated.insert(object.objectID) }
+        guard observesObjectChanges else { return }
+        changedDuringHooks?.append(object)
+        if announcesObjectChanges, !object.isInserted { unannounced.updated.insert(object.objectID) }
     }
 
     func noteChange(deleted object: ManagedObject) {
         objectsDidChangePending = true
-        guard isObservingObjectChanges else { return }
+        guard observesObjectChanges else { return }
+        changedDuringHooks?.append(object)
+        guard announcesObjectChanges else { return }
         if unannounced.inserted.remove(object.objectID) == nil { unannounced.deleted.insert(object.objectID) }
         unannounced.updated.remove(object.objectID)
+    }
+
+    /// A change to an object already inserted or deleted: announced with the insert or
+    /// delete, but a new change for the save's `willSave()` rounds.
+    @inline(__always)
+    func noteChange(insertedOrDeleted object: ManagedObject) {
+        objectsDidChangePending = true
+        if observesObjectChanges { changedDuringHooks?.append(object) }
     }
 }

@@ -4,25 +4,27 @@ import OrderedCollections
 extension ManagedObjectContext {
     /// Writes every insert, change and delete to the store in one transaction.
     ///
-    /// First `willSave()` runs on each changed object, then validation: required attributes,
-    /// deny rules and the `validateFor...` overrides, with all problems reported together.
+    /// First `willSave()` runs on each changed object, and again on each object the hooks
+    /// insert, delete or change, until a round changes nothing (as in Core Data). Then
+    /// validation: required attributes, deny rules, references to objects deleted before they
+    /// were ever saved, values a `Codable` attribute cannot store, and the `validateFor...`
+    /// overrides, with all problems reported together.
     /// Rows changed by someone else since they were read are resolved by ``mergePolicy``
     /// (the default, `.error`, throws a ``MergeConflictError``). Afterwards inserted objects
     /// have permanent IDs, `didSave()` runs, `.didSave` observers hear the change, and other
     /// contexts merge it.
     ///
-    /// - Throws: ``ValidationError``, ``MergeConflictError`` or ``SQLiteError``. On any
-    ///   failure the store and this context's pending changes stay exactly as they were.
+    /// - Throws: ``ValidationError``, ``MergeConflictError``, ``SQLiteError``, or
+    ///   ``ContextError`` when `willSave()` hooks never stop changing objects. On any failure
+    ///   the store is as it was and this context's changes (the hooks' too) stay pending.
     public func save() throws {
         willAccess()
         processPendingChanges()
         guard hasChanges else { return }
+        try runWillSaveHooks()
+        processPendingChanges()
         let inserted = Array(insertedSet)
         let deleted = Array(deletedSet)
-        let changed = updatedSet
-        for object in inserted { object.willSave() }
-        for object in changed { object.willSave() }
-        for object in deleted { object.willSave() }
         // Each updated object's changed slots, computed once for validation, SQL and merge.
         let layout = persistentStoreCoordinator.layout
         var plans = SavePlans(layout)
@@ -41,70 +43,6 @@ extension ManagedObjectContext {
                                           inserted: inserted, updated: updated, deleted: deleted)
         let outcome = try coordinator.write { _ in try transaction.run() }
         apply(outcome, inserted: inserted, updated: updated, deleted: deleted, layout)
-    }
-
-    // MARK: Validation
-
-    private func validate(inserted: [ManagedObject], updated: [SaveTransaction.Update], deleted: [ManagedObject],
-                          _ layout: StoreLayout) throws {
-        var problems: [ValidationError.Problem] = []
-        var plans = SavePlans(layout)
-        for object in inserted {
-            let required = plans(object.entity).requiredSlots
-            if !required.isEmpty && Self.lacksRequired(object, required, changed: nil) {
-                Self.requiredProblems(object, required, changed: nil, &problems)
-            }
-            do { try object.validateForInsert() } catch { Self.record(object, error, &problems) }
-        }
-        for update in updated {
-            let object = update.object
-            let plan = plans(object.entity)
-            // An update can only have made its changed slots nil.
-            if plan.changesRequiredSlots(update.changes) && Self.lacksRequired(object, plan.requiredSlots, changed: update.changes) {
-                Self.requiredProblems(object, plan.requiredSlots, changed: update.changes, &problems)
-            }
-            do { try object.validateForUpdate() } catch { Self.record(object, error, &problems) }
-        }
-        for object in deleted {
-            for relationship in object.entity.denyRelationships {
-                let live = object.relatedIDs(relationship, in: self).filter { registered[$0]?.takeUnretainedValue().isDeleted != true }
-                if !live.isEmpty {
-                    problems.append(.init(object, key: relationship.name,
-                                          "cannot be deleted while \(relationship.name) is not empty (deny rule; \(live.count) related)"))
-                }
-            }
-            do { try object.validateForDelete() } catch { Self.record(object, error, &problems) }
-        }
-        if !problems.isEmpty { throw ValidationError(problems: problems) }
-    }
-
-    /// Whether a required slot is nil (for an update, a changed one: only those can have become nil).
-    @inline(__always)
-    private static func lacksRequired(_ object: ManagedObject, _ required: [Int], changed: ChangedSlots?) -> Bool {
-        object.values.withUnsafeBufferPointer { values in
-            for slot in required where values[slot].isNull {
-                if let changed, !changed.contains(slot) { continue }
-                return true
-            }
-            return false
-        }
-    }
-
-    private static func requiredProblems(_ object: ManagedObject, _ required: [Int], changed: ChangedSlots?,
-                                         _ problems: inout [ValidationError.Problem]) {
-        for slot in required where object.values[slot].isNull {
-            if let changed, !changed.contains(slot) { continue }
-            let name = object.entity.properties[slot].name
-            problems.append(.init(object, key: name, "\(name) is required but is nil"))
-        }
-    }
-
-    private static func record(_ object: ManagedObject, _ error: any Error, _ problems: inout [ValidationError.Problem]) {
-        switch error {
-        case let problem as ValidationError.Problem: problems.append(problem)
-        case let error as ValidationError: problems += error.problems
-        default: problems.append(.init(object, "\(error)"))
-        }
     }
 
     // MARK: After commit

@@ -78,7 +78,13 @@ public final class ManagedObjectContext: @unchecked Sendable {  // must reach pe
 
     var observers: [ContextEvent: [(token: Int, block: (ContextChanges) -> Void)]] = [:]
     var nextObserverToken = 0
+    /// Whether changes are recorded object by object: while `.objectsDidChange` has observers
+    /// (`announcesObjectChanges`) or a save runs `willSave()` hooks (`changedDuringHooks`).
     @exclusivity(unchecked) var observesObjectChanges = false
+    @exclusivity(unchecked) var announcesObjectChanges = false
+    /// Objects changed, inserted or deleted since the current round of `willSave()` hooks
+    /// began; nil when no save is running hooks.
+    @exclusivity(unchecked) var changedDuringHooks: [ManagedObject]?
     /// Relationship destinations the context keeps alive (see `destination(with:)`).
     @exclusivity(unchecked) var retainedDestinations: [ManagedObject] = []
     /// Changes not yet announced with `objectsDidChange` (tracked only while observed).
@@ -239,6 +245,14 @@ public final class ManagedObjectContext: @unchecked Sendable {  // must reach pe
         let fault = makeFault(id)
         retainedDestinations.append(fault)
         return fault
+    }
+
+    /// The object at the other end of a relationship being changed, whose inverse must follow;
+    /// nil for the temporary ID of an object deleted before it was ever saved (it has left the
+    /// context, so there is nothing to update, and the reference can still be cleared).
+    func inverseTarget(_ id: ObjectID) -> ManagedObject? {
+        if let object = registered[id] { return object.takeUnretainedValue() }
+        return id.isTemporaryID ? nil : object(with: id)
     }
 
     func makeFault(_ id: ObjectID) -> ManagedObject {

@@ -212,6 +212,13 @@ final class EntitySavePlan {
     let toManyWriteSlots: [Int]
     /// Relationship slots (the only ones that can hold object IDs).
     let relationshipSlots: [Int]
+    /// Relationship slots a save writes (to-one columns, join tables, ordering columns):
+    /// validation checks that their destinations will have rows.
+    let referenceSlots: [Int]
+    let references: SlotMask
+    /// Stored `Codable` (transformable) attributes: validation checks for refused values.
+    let codableSlots: [Int]
+    let codables: SlotMask
     /// Slots (of the first 64) whose values are equal when their bits are: all but
     /// floating-point attributes, where NaN differs from itself.
     let bitwiseComparable: UInt64
@@ -270,6 +277,13 @@ final class EntitySavePlan {
             return mapping.orderColumnBySlot[slot] != nil && entity.relationshipAtSlot[slot] != nil
         }
         relationshipSlots = mapping.columnBySlot.indices.filter { entity.relationshipAtSlot[$0] != nil }
+        let toManyWrites = Set(toManyWriteSlots)
+        referenceSlots = relationshipSlots.filter { mapping.columnBySlot[$0] != nil || toManyWrites.contains($0) }
+        references = SlotMask(referenceSlots)
+        codableSlots = mapping.columnBySlot.indices.filter {
+            mapping.columnBySlot[$0] != nil && entity.attributeAtSlot[$0]?.attributeType == .transformable
+        }
+        codables = SlotMask(codableSlots)
         var bitwise: UInt64 = 0
         for slot in mapping.columnBySlot.indices where slot < 64 {
             if let attribute = entity.attributeAtSlot[slot] {

@@ -1,4 +1,5 @@
-/// A context operation on an object that does not exist or belongs elsewhere.
+/// A context operation on an object that does not exist or belongs elsewhere, or a save
+/// whose `willSave()` hooks keep changing objects.
 public struct ContextError: Error, CustomStringConvertible, Sendable {
     /// What kind of problem it is.
     public struct Code: Hashable, Sendable, CustomStringConvertible {
@@ -7,6 +8,9 @@ public struct ContextError: Error, CustomStringConvertible, Sendable {
         public static let objectNotFound = Code(name: "objectNotFound")
         /// The object ID belongs to another store or model.
         public static let foreignObjectID = Code(name: "foreignObjectID")
+        /// A save gave up because `willSave()` kept changing objects: after 100 rounds of
+        /// hooks, ``ContextError/objectID`` still changed in the last one. Nothing was written.
+        public static let saveDidNotSettle = Code(name: "saveDidNotSettle")
         public var description: String { name }
     }
 

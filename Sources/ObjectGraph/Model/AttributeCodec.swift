@@ -26,6 +26,10 @@ public enum NativeAttributeCodec<Value: AttributeValue>: AttributeCodec {
 
 /// Stores any `Codable` value as a transformable attribute: a BLOB holding its JSON
 /// encoding; `nil` (for an optional type) is stored as SQL NULL.
+///
+/// A value JSON cannot encode (a `Double.nan` or an infinity inside it) is kept in memory,
+/// so the property reads back what was set, but a save refuses it with a
+/// ``ValidationError`` naming the attribute; nothing is written.
 public enum CodableAttributeCodec<Value: Codable>: AttributeCodec {
     public static var attributeType: AttributeType { .transformable }
     public static var isOptional: Bool { Value.self is any OptionalValue.Type }
@@ -35,6 +39,7 @@ public enum CodableAttributeCodec<Value: Codable>: AttributeCodec {
         case .null:
             return (Value.self as? any OptionalValue.Type)?.nilValue as? Value
         case .blob(let data):
+            if let refused = RefusedValue(data) { return try? RefusedValue.decoder.decode(Value.self, from: refused.json) }
             return try? JSONDecoder().decode(Value.self, from: data)
         default:
             return nil
@@ -49,8 +54,54 @@ public enum CodableAttributeCodec<Value: Codable>: AttributeCodec {
             encoder.outputFormatting = [.sortedKeys]
             return .blob(try encoder.encode(value))
         } catch {
-            preconditionFailure("ManagedRecord: cannot encode \(Value.self) for a transformable attribute: \(error)")
+            return .blob(RefusedValue.blob(value, reason: "\(error)"))
         }
+    }
+}
+
+/// The in-memory form of a `Codable` value its JSON encoder refused: a marker no JSON text
+/// starts with, the reason, and the value encoded with non-finite numbers as strings (so it
+/// reads back as set). Validation finds the marker and refuses the save; it never reaches
+/// a store.
+struct RefusedValue {
+    private static let marker = Data("\u{0}ManagedRecord refused value\u{0}".utf8)
+    let reason: String
+    let json: Data
+
+    private static let nonFinite = (positiveInfinity: "+Infinity", negativeInfinity: "-Infinity", nan: "NaN")
+    static var decoder: JSONDecoder {
+        let decoder = JSONDecoder()
+        decoder.nonConformingFloatDecodingStrategy = .convertFromString(
+            positiveInfinity: nonFinite.positiveInfinity, negativeInfinity: nonFinite.negativeInfinity, nan: nonFinite.nan)
+        return decoder
+    }
+
+    /// The refused form of `value`. When even the lenient encoding fails, the JSON part is
+    /// empty and the property reads as its default value until it is set again.
+    static func blob<Value: Encodable>(_ value: Value, reason: String) -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        encoder.nonConformingFloatEncodingStrategy = .convertToString(
+            positiveInfinity: nonFinite.positiveInfinity, negativeInfinity: nonFinite.negativeInfinity, nan: nonFinite.nan)
+        let json = (try? encoder.encode(value)) ?? Data()
+        return marker + Data(reason.utf8) + Data([0]) + json
+    }
+
+    /// The parts of a refused form, or nil for any other blob.
+    init?(_ data: Data) {
+        guard data.first == 0, data.starts(with: Self.marker) else { return nil }
+        let rest = data.dropFirst(Self.marker.count)
+        guard let end = rest.firstIndex(of: 0) else { return nil }
+        reason = String(decoding: rest[..<end], as: UTF8.self)
+        json = Data(rest[rest.index(after: end)...])
+    }
+}
+
+extension SlotValue {
+    /// Why the value cannot be stored, when it is a `Codable` value its encoder refused.
+    var refusedEncodingReason: String? {
+        guard case .blob(let data) = self, data.first == 0 else { return nil }
+        return RefusedValue(data)?.reason
     }
 }
 

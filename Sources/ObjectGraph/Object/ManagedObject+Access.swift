@@ -71,7 +71,7 @@ extension ManagedObject {
 
     final func markChanged(in context: ManagedObjectContext) {
         if state.contains(.inserted) || state.contains(.deleted) {
-            context.objectsDidChangePending = true
+            context.noteChange(insertedOrDeleted: self)
             return
         }
         if state.contains(.updated) {

@@ -34,7 +34,7 @@ extension ManagedObject {
         guard old != new else { return }
         setPrimitiveValue(new.map { .object($0) } ?? .null, slot: relationship.slot)
         guard let inverse = relationship.inverseRelationship else { return }
-        if let old { context.object(with: old).removeInverse(inverse, pointingAt: objectID, in: context) }
+        if let old, let previous = context.inverseTarget(old) { previous.removeInverse(inverse, pointingAt: objectID, in: context) }
         object?.addInverse(inverse, pointingAt: self, in: context)
     }
 
@@ -84,7 +84,7 @@ extension ManagedObject {
         writeRelationship(relationship, new)
         guard let inverse = relationship.inverseRelationship else { return }
         for id in old where !new.contains(id) {
-            context.object(with: id).removeInverse(inverse, pointingAt: objectID, in: context)
+            context.inverseTarget(id)?.removeInverse(inverse, pointingAt: objectID, in: context)
         }
         for object in objects where !old.contains(object.objectID) {
             object.addInverse(inverse, pointingAt: self, in: context)
@@ -125,7 +125,7 @@ extension ManagedObject {
             let current = relatedIDs(relationship, in: context)
             if current.first == object.objectID { return }
             if let previous = current.first, let back = relationship.inverseRelationship {
-                context.object(with: previous).removeInverse(back, pointingAt: objectID, in: context)
+                context.inverseTarget(previous)?.removeInverse(back, pointingAt: objectID, in: context)
             }
             writeRelationship(relationship, [object.objectID])
             return

@@ -1,0 +1,114 @@
+// Validation before a save writes anything: every problem found is thrown together as one
+// ValidationError, and the store and the context's pending changes stay as they were.
+extension ManagedObjectContext {
+    /// Checks the objects a save is about to write; throws every problem together. For an
+    /// update only its changed slots are checked (bit tests on the save plan's masks).
+    func validate(inserted: [ManagedObject], updated: [SaveTransaction.Update], deleted: [ManagedObject],
+                  _ layout: StoreLayout) throws {
+        var problems: [ValidationError.Problem] = []
+        var plans = SavePlans(layout)
+        for object in inserted {
+            let plan = plans(object.entity)
+            let required = plan.requiredSlots
+            if !required.isEmpty && Self.lacksRequired(object, required, changed: nil) {
+                Self.requiredProblems(object, required, changed: nil, &problems)
+            }
+            if !plan.referenceSlots.isEmpty { danglingReferenceProblems(object, plan.referenceSlots, &problems) }
+            if !plan.codableSlots.isEmpty { Self.refusedValueProblems(object, plan.codableSlots, &problems) }
+            do { try object.validateForInsert() } catch { Self.record(object, error, &problems) }
+        }
+        for update in updated {
+            let object = update.object
+            let plan = plans(object.entity)
+            // An update can only have made its changed slots nil.
+            if plan.changesRequiredSlots(update.changes) && Self.lacksRequired(object, plan.requiredSlots, changed: update.changes) {
+                Self.requiredProblems(object, plan.requiredSlots, changed: update.changes, &problems)
+            }
+            if update.changes.intersects(plan.references) {
+                danglingReferenceProblems(object, update.changes.intersection(plan.references).slots, &problems)
+            }
+            if update.changes.intersects(plan.codables) {
+                Self.refusedValueProblems(object, update.changes.intersection(plan.codables).slots, &problems)
+            }
+            do { try object.validateForUpdate() } catch { Self.record(object, error, &problems) }
+        }
+        for object in deleted {
+            for relationship in object.entity.denyRelationships {
+                let live = object.relatedIDs(relationship, in: self).filter { registered[$0]?.takeUnretainedValue().isDeleted != true }
+                if !live.isEmpty {
+                    problems.append(.init(object, key: relationship.name,
+                                          "cannot be deleted while \(relationship.name) is not empty (deny rule; \(live.count) related)"))
+                }
+            }
+            do { try object.validateForDelete() } catch { Self.record(object, error, &problems) }
+        }
+        if !problems.isEmpty { throw ValidationError(problems: problems) }
+    }
+
+    /// Whether a required slot is nil (for an update, a changed one: only those can have become nil).
+    @inline(__always)
+    private static func lacksRequired(_ object: ManagedObject, _ required: [Int], changed: ChangedSlots?) -> Bool {
+        object.values.withUnsafeBufferPointer { values in
+            for slot in required where values[slot].isNull {
+                if let changed, !changed.contains(slot) { continue }
+                return true
+            }
+            return false
+        }
+    }
+
+    private static func requiredProblems(_ object: ManagedObject, _ required: [Int], changed: ChangedSlots?,
+                                         _ problems: inout [ValidationError.Problem]) {
+        for slot in required where object.values[slot].isNull {
+            if let changed, !changed.contains(slot) { continue }
+            let name = object.entity.properties[slot].name
+            problems.append(.init(object, key: name, "\(name) is required but is nil"))
+        }
+    }
+
+    private static func record(_ object: ManagedObject, _ error: any Error, _ problems: inout [ValidationError.Problem]) {
+        switch error {
+        case let problem as ValidationError.Problem: problems.append(problem)
+        case let error as ValidationError: problems += error.problems
+        default: problems.append(.init(object, "\(error)"))
+        }
+    }
+
+    /// A relationship about to be written that still holds the temporary ID of an object
+    /// deleted before it was ever saved (nothing removed it: the relationship has no inverse,
+    /// or the inverse's delete rule is No Action). It has no row to point at.
+    private func danglingReferenceProblems(_ object: ManagedObject, _ slots: [Int], _ problems: inout [ValidationError.Problem]) {
+        for slot in slots {
+            guard let lost = unsavedDestination(object.values[slot]) else { continue }
+            let name = object.entity.properties[slot].name
+            let fix = object.entity.relationshipAtSlot[slot]?.isToMany == true ? "remove it from \(name)" : "set \(name) to another object or nil"
+            problems.append(.init(object, key: name,
+                                  "\(name) points at \(lost.entity.name) \(lost), which was deleted before it was ever saved; nothing removed it "
+                                    + "(no inverse, or a No Action delete rule): \(fix), then save again"))
+        }
+    }
+
+    /// The first temporary ID among a relationship's destinations whose object is not
+    /// inserted in this context (deleted before it was saved).
+    @inline(__always)
+    private func unsavedDestination(_ value: SlotValue) -> ObjectID? {
+        switch value {
+        case .object(let id): return id.isTemporaryID && !isInserted(id) ? id : nil
+        case .objects(let ids): return ids.first { $0.isTemporaryID && !isInserted($0) }
+        default: return nil
+        }
+    }
+
+    private func isInserted(_ id: ObjectID) -> Bool {
+        registered[id]?.takeUnretainedValue().isInserted == true
+    }
+
+    /// `Codable` attributes holding a value their encoder refused (see `CodableAttributeCodec`).
+    private static func refusedValueProblems(_ object: ManagedObject, _ slots: [Int], _ problems: inout [ValidationError.Problem]) {
+        for slot in slots {
+            guard let reason = object.values[slot].refusedEncodingReason else { continue }
+            let name = object.entity.properties[slot].name
+            problems.append(.init(object, key: name, "\(name) holds a value that cannot be stored: \(reason); set a value JSON can encode, then save again"))
+        }
+    }
+}
