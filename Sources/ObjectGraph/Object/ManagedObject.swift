@@ -158,4 +158,7 @@ struct ObjectState: OptionSet {
     static let deleted = ObjectState(rawValue: 1 << 3)
     /// Inserted in the undo group still open: its value changes need no undo entries.
     static let insertedInOpenUndoGroup = ObjectState(rawValue: 1 << 4)
+    /// Filled from a row by a read still under way: its `awakeFromFetch()` runs once the read
+    /// is over (a hook may read or save, which must not happen inside a read).
+    static let awaitingAwake = ObjectState(rawValue: 1 << 5)
 }
