@@ -243,13 +243,17 @@ extension ManagedObjectContext {
                 fill(object, with: row.values, version: row.version)
             }
         }
-        if found { awake(object) } else { markVanished(object) }
+        if found {
+            awake(object)
+        } else {
+            logger.warning("\(object.objectID) no longer exists in the store: it is now deleted")
+            markVanished(object)
+        }
     }
 
     /// An object whose row is gone: deleted, unregistered, with default values, and no
     /// longer among the changes to save.
     func markVanished(_ object: ManagedObject) {
-        logger.warning("\(object.objectID) no longer exists in the store; it is now deleted")
         object.values = object.entity.newObjectValues()
         object.snapshot = object.values
         object.state = [.deleted]
@@ -296,7 +300,9 @@ extension ManagedObjectContext {
                 }
             }
         }
-        for fault in faults where fault.state.contains(.fault) { markVanished(fault) }
+        let vanished = faults.filter { $0.state.contains(.fault) }
+        if !vanished.isEmpty { logger.warning("\(vanished.count) objects no longer exist in the store: they are now deleted") }
+        for fault in vanished { markVanished(fault) }
     }
 
     /// Loads a to-many relationship for a property access, which cannot throw: a read that
@@ -329,13 +335,15 @@ extension ManagedObjectContext {
         var members: [ManagedObject] = []
         let codec = coordinator.rowCodec
         do {
-            defer { awakeFetched(members) }
             try coordinator.read { connection in
                 try connection.query(sql, [.integer(object.objectID.key)]) { statement in
                     guard let row = codec.decode(statement) else { return }
                     members.append(register(row))
                 }
             }
+        } catch {
+            awakeFetched(members)
+            throw error
         }
         // Sized once (appending to an empty set regrows and rehashes its table repeatedly).
         var ids = OrderedSet<ObjectID>(minimumCapacity: members.count)
@@ -348,6 +356,7 @@ extension ManagedObjectContext {
         if !object.snapshot.isEmpty, case .unloaded = object.snapshot[relationship.slot] {
             object.snapshot[relationship.slot] = .objects(ids)
         }
+        awakeFetched(members)       // with the relationship in place, for hooks that look at it
         return members
     }
 }
