@@ -54,6 +54,7 @@ struct FailedReadStopTests {
 
     @Test func aFaultWhoseReadFailsStopsInsteadOfTurningDeleted() async throws {
         let url = try Self.seededStore()
+        defer { try? FileManager.default.removeItem(at: url.deletingLastPathComponent()) }
         let id = try Self.employeeURI(url, "Ann")
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent, \.standardOutputContent]) { [path = url.path as String, id = id as String] in
             let url = URL(fileURLWithPath: path)
@@ -73,6 +74,7 @@ struct FailedReadStopTests {
 
     @Test func aFailedLoadOfAnOrderedManyToManyStopsBeforeASaveCanRewriteItsJoinTable() async throws {
         let url = try Self.seededStore()
+        defer { try? FileManager.default.removeItem(at: url.deletingLastPathComponent()) }
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent, \.standardOutputContent]) { [path = url.path as String] in
             let url = URL(fileURLWithPath: path)
             FaultInjector.track(url.deletingLastPathComponent())
@@ -92,6 +94,7 @@ struct FailedReadStopTests {
 
     @Test func aFailedLoadOfACascadedToManyStopsBeforeTheDeleteSkipsItsMembers() async throws {
         let url = try Self.seededStore()
+        defer { try? FileManager.default.removeItem(at: url.deletingLastPathComponent()) }
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent, \.standardOutputContent]) { [path = url.path as String] in
             let url = URL(fileURLWithPath: path)
             FaultInjector.track(url.deletingLastPathComponent())
@@ -109,6 +112,7 @@ struct FailedReadStopTests {
 
     @Test func aRefreshWhoseReadFailsStopsInsteadOfDroppingUnsavedChanges() async throws {
         let url = try Self.seededStore()
+        defer { try? FileManager.default.removeItem(at: url.deletingLastPathComponent()) }
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent, \.standardOutputContent]) { [path = url.path as String] in
             let url = URL(fileURLWithPath: path)
             FaultInjector.track(url.deletingLastPathComponent())

@@ -11,7 +11,7 @@ final class FailedReadTests: StoreTestCase {
     }
 
     override func tearDownWithError() throws {
-        FaultInjector.disarm()
+        FaultInjector.stopTracking()
         try super.tearDownWithError()
     }
 

@@ -40,6 +40,12 @@ enum FaultInjector {
         fi_track(directory.path)
     }
 
+    /// Tracks no file any more (for a test's tearDown).
+    static func stopTracking() {
+        fi_install()
+        fi_track("")
+    }
+
     /// The `nth` operation (1-based, from now) fails; with `persistent`, every later one too.
     static func failNth(_ operation: Operation, _ nth: Int, persistent: Bool = false) {
         fi_arm(operation.raw, nth, persistent)

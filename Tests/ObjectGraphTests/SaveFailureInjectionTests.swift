@@ -12,7 +12,7 @@ final class SaveFailureInjectionTests: StoreTestCase {
     }
 
     override func tearDownWithError() throws {
-        FaultInjector.disarm()
+        FaultInjector.stopTracking()
         try super.tearDownWithError()
     }
 

@@ -20,7 +20,7 @@ typedef enum fi_operation {
 void fi_install(void);
 
 /// Counts and fails operations only on files whose path contains `fragment` (opened after
-/// this call); clears the counters and disarms.
+/// this call; an empty fragment tracks nothing); clears the counters and disarms.
 void fi_track(const char *_Nonnull fragment);
 
 /// Makes the `nth` (1-based, counted from now) operation of `operation` on tracked files

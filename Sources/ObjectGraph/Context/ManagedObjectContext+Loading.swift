@@ -1,3 +1,5 @@
+// What follows a read that loads objects: their `awakeFromFetch()` hooks once the read is
+// over, or, when the read failed under a property access that cannot throw, a stop.
 extension ManagedObjectContext {
     /// Runs `awakeFromFetch()` on the objects of `objects` that a read filled, once that read
     /// is over. A hook may touch relationships, fetch or save; inside the read it would wait
