@@ -55,9 +55,15 @@ let package = Package(
             dependencies: ["ManagedRecord"],
             path: "Tests/ConfinementProbe"
         ),
+        // Test-only: a wrapping SQLite VFS that makes the Nth read, write or sync fail.
+        .target(
+            name: "CFaultInjection",
+            dependencies: ["CSQLite"],
+            path: "Tests/CFaultInjection"
+        ),
         .testTarget(
             name: "ObjectGraphTests",
-            dependencies: ["ObjectGraph"]
+            dependencies: ["ObjectGraph", "CFaultInjection"]
         ),
         .testTarget(
             name: "ManagedRecordTests",

@@ -26,13 +26,16 @@ extension ManagedObjectContext {
 
         var fetched = ContiguousArray<ManagedObject>()
         let codec = persistentStoreCoordinator.rowCodec
-        try persistentStoreCoordinator.read { connection in
-            let statement = try connection.prepare(sql)
-            defer { statement.reset() }
-            try statement.bind(plan.arguments)
-            while try statement.step() {
-                guard let row = codec.decode(statement) else { continue }
-                fetched.append(register(row))
+        do {
+            defer { awakeFetched(fetched) }
+            try persistentStoreCoordinator.read { connection in
+                let statement = try connection.prepare(sql)
+                defer { statement.reset() }
+                try statement.bind(plan.arguments)
+                while try statement.step() {
+                    guard let row = codec.decode(statement) else { continue }
+                    fetched.append(register(row))
+                }
             }
         }
         var objects = Self.downcast(fetched, to: T.self)
@@ -182,7 +185,8 @@ extension ManagedObjectContext {
     // MARK: Materializing rows
 
     /// The registered object for a fetched row: an existing one (a fault gets the row's
-    /// values; an object with values keeps them), or a new one.
+    /// values; an object with values keeps them), or a new one. A filled object awaits its
+    /// `awakeFromFetch()`, which the caller runs once the read is over (``awakeFetched(_:)``).
     @inline(__always)
     func register(_ row: RowCodec.Row) -> ManagedObject {
         if let existing = registered[row.id]?.takeUnretainedValue() {
@@ -202,34 +206,30 @@ extension ManagedObjectContext {
         object.snapshot = values
         object.version = version
         object.state.remove(.fault)
-        let hadChanges = object.state.contains(.updated)
-        object.awakeFromFetch()
-        // As in Core Data, values set in awakeFromFetch() (typically transients) are not
-        // changes: they become part of the object's fetched state.
-        if !hadChanges && object.state.contains(.updated) {
-            object.state.remove(.updated)
-            updatedSet.remove(object)
-            object.snapshot = object.values
-        }
+        object.state.insert(.awaitingAwake)
     }
 
     // MARK: Faults
 
-    /// Loads a fault's values (from the row cache, else one query). A row that no longer
-    /// exists leaves the object deleted and unregistered, with default values.
+    /// Loads a fault's values (from the row cache, else one query) for a property access,
+    /// which cannot throw. A row that no longer exists leaves the object deleted and
+    /// unregistered, with default values (Core Data's `shouldDeleteInaccessibleFaults`).
+    /// A read that fails stops the process (Core Data's "could not fulfill a fault"): the
+    /// values are unknown, and neither the object nor the store may change.
     func fulfillFault(_ object: ManagedObject) {
         do {
             try loadFault(object)
         } catch {
-            logger.error("cannot load \(object.objectID): \(error)")
-            markVanished(object)
+            stopAfterFailedRead("could not fulfill a fault for \(object.objectID.uriRepresentation.absoluteString)", error)
         }
     }
 
+    /// Loads a fault's values, or throws what the read threw, leaving the fault as it was.
     func loadFault(_ object: ManagedObject) throws {
         guard object.state.contains(.fault) else { return }
         if let cached = persistentStoreCoordinator.rowCache.row(for: object.objectID) {
             fill(object, with: cached.values, version: cached.version)
+            awake(object)
             return
         }
         let mapping = persistentStoreCoordinator.mapping(for: object.entity)
@@ -243,28 +243,47 @@ extension ManagedObjectContext {
                 fill(object, with: row.values, version: row.version)
             }
         }
-        if !found { markVanished(object) }
+        if found {
+            awake(object)
+        } else {
+            logger.warning("\(object.objectID) no longer exists in the store: it is now deleted")
+            markVanished(object)
+        }
     }
 
-    /// An object whose row is gone: deleted, unregistered, with default values.
+    /// An object whose row is gone: deleted, unregistered, with default values, and no
+    /// longer among the changes to save.
     func markVanished(_ object: ManagedObject) {
         object.values = object.entity.newObjectValues()
         object.snapshot = object.values
         object.state = [.deleted]
+        updatedSet.remove(object)
+        deletedSet.remove(object)
         unregister(object)
     }
 
-    /// The objects for `ids`, firing all of their faults with one query per 500.
+    /// The objects for `ids`, firing all of their faults with one query per 500. When the
+    /// query fails the objects stay faults (each loads, or stops, when touched).
     func objects(with ids: OrderedSet<ObjectID>) -> [ManagedObject] {
+        do {
+            return try loadObjects(with: ids)
+        } catch {
+            logger.error("cannot load \(ids.count) objects: \(error)")
+            return ids.map { object(with: $0) }.filter { $0.context === self }
+        }
+    }
+
+    /// The objects for `ids`, firing all of their faults with one query per 500, or throws
+    /// what the query threw.
+    func loadObjects(with ids: OrderedSet<ObjectID>) throws -> [ManagedObject] {
         let objects = ids.map { object(with: $0) }
         let faults = objects.filter { $0.state.contains(.fault) && persistentStoreCoordinator.rowCache.row(for: $0.objectID) == nil }
-        if faults.count > 1 {
-            do { try loadFaults(faults) } catch { logger.error("cannot load \(faults.count) objects: \(error)") }
-        }
+        if faults.count > 1 { try loadFaults(faults) }
         return objects.filter { $0.context === self }
     }
 
     private func loadFaults(_ faults: [ManagedObject]) throws {
+        defer { awakeFetched(faults) }
         let codec = persistentStoreCoordinator.rowCodec
         var byRoot: [ObjectIdentifier: [ManagedObject]] = [:]
         for fault in faults { byRoot[ObjectIdentifier(fault.entity.root), default: []].append(fault) }
@@ -281,12 +300,26 @@ extension ManagedObjectContext {
                 }
             }
         }
-        for fault in faults where fault.state.contains(.fault) { markVanished(fault) }
+        let vanished = faults.filter { $0.state.contains(.fault) }
+        if !vanished.isEmpty { logger.warning("\(vanished.count) objects no longer exist in the store: they are now deleted") }
+        for fault in vanished { markVanished(fault) }
     }
 
-    /// Loads a to-many relationship with one query that also fills its members' values.
+    /// Loads a to-many relationship for a property access, which cannot throw: a read that
+    /// fails stops the process, since an empty relationship in its place would be saved
+    /// (a join table rewritten with only new members) and skipped by delete rules.
     @discardableResult
     func loadToMany(_ object: ManagedObject, _ relationship: RelationshipDescription) -> [ManagedObject] {
+        do {
+            return try readToMany(object, relationship)
+        } catch {
+            stopAfterFailedRead("could not load \(object.entity.name).\(relationship.name) of \(object.objectID.uriRepresentation.absoluteString)", error)
+        }
+    }
+
+    /// Loads a to-many relationship with one query that also fills its members' values, or
+    /// throws what the query threw, leaving the relationship unloaded.
+    func readToMany(_ object: ManagedObject, _ relationship: RelationshipDescription) throws -> [ManagedObject] {
         let coordinator = persistentStoreCoordinator
         let ownerMapping = coordinator.mapping(for: object.entity)
         let destination = coordinator.mapping(for: relationship.destinationEntity)
@@ -309,7 +342,8 @@ extension ManagedObjectContext {
                 }
             }
         } catch {
-            logger.error("cannot load \(object.entity.name).\(relationship.name) of \(object.objectID): \(error)")
+            awakeFetched(members)
+            throw error
         }
         // Sized once (appending to an empty set regrows and rehashes its table repeatedly).
         var ids = OrderedSet<ObjectID>(minimumCapacity: members.count)
@@ -322,6 +356,7 @@ extension ManagedObjectContext {
         if !object.snapshot.isEmpty, case .unloaded = object.snapshot[relationship.slot] {
             object.snapshot[relationship.slot] = .objects(ids)
         }
+        awakeFetched(members)       // with the relationship in place, for hooks that look at it
         return members
     }
 }

@@ -103,9 +103,11 @@ extension ManagedObjectContext {
     }
 
     /// Discards every unsaved change: inserted objects leave the context, changed and
-    /// deleted ones return to their saved values.
+    /// deleted ones return to their saved values. The ``undoStack`` is cleared too (as in
+    /// Core Data): there is nothing left to undo, and undoing would re-apply discarded changes.
     public func rollback() {
         willAccess()
+        undoStack?.removeAll()
         var changes = ContextChanges()
         for object in insertedSet {
             object.state.remove(.inserted)

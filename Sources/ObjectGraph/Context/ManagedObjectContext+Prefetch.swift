@@ -25,13 +25,14 @@ extension ManagedObjectContext {
         var owners = owners.filter { $0.context === self && $0.entity.isKind(of: relationship.entity) }
         let faults = OrderedSet(owners.lazy.filter(\.isFault).map(\.objectID))
         if !faults.isEmpty {
-            _ = objects(with: faults)          // one query per 500, while `owners` holds them
-            for owner in owners where owner.isFault { fulfillFault(owner) }     // the rest from the row cache
+            _ = try loadObjects(with: faults)   // one query per 500, while `owners` holds them
+            for owner in owners where owner.isFault { try loadFault(owner) }    // the rest from the row cache
             owners = owners.filter { !$0.isFault && $0.context === self }
         }
         guard !relationship.isToMany else { return try prefetchToMany(relationship, of: owners) }
         var ids = OrderedSet<ObjectID>()
         var loaded: [ManagedObject] = []
+        defer { awakeFetched(loaded) }      // hooks run once the reads are over
         for owner in owners {
             guard case .object(let id) = owner.primitiveValue(slot: relationship.slot) else { continue }
             if let object = registered[id]?.takeUnretainedValue(), !object.isFault {
@@ -65,6 +66,7 @@ extension ManagedObjectContext {
         var loaded: [ManagedObject] = owners.filter { $0.values[relationship.slot] != .unloaded }
             .flatMap { $0.relatedObjects(relationship) }
         guard !unloaded.isEmpty else { return loaded }
+        defer { awakeFetched(loaded) }      // hooks run once the reads are over
         let coordinator = persistentStoreCoordinator
         let destination = coordinator.mapping(for: relationship.destinationEntity)
         var ownerColumn = ""

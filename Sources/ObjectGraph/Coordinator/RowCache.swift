@@ -4,7 +4,8 @@ import Foundation
 /// coordinator, so a fault whose row another context just saved or loaded fires without SQL.
 ///
 /// Thread-safe. Bounded: past `capacity` entries it starts over, so it never grows with the
-/// size of the store.
+/// size of the store. An entry only moves forward: a row older than the cached version of
+/// it (read before a save, stored after) is ignored.
 ///
 /// An open-addressing table keyed like the identity map (primary key, root entity and store
 /// compared by identity, one multiplication per hash, linear probing, backward-shift removal):
@@ -110,6 +111,9 @@ final class RowCache: @unchecked Sendable {  // every access holds `lock`
         let (key, entity, root, store) = Self.parts(id)
         let (index, found) = find(key, root, store)
         if found {
+            // Rows read before a save can arrive after it (a prefetch, another thread's fetch):
+            // an older version never replaces a newer one.
+            if version < slots[index].version { return }
             slots[index].entity = entity
             slots[index].values = values
             slots[index].version = version

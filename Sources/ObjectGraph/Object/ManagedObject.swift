@@ -160,4 +160,7 @@ struct ObjectState: OptionSet {
     static let insertedInOpenUndoGroup = ObjectState(rawValue: 1 << 4)
     /// Its context was released or reset while it was registered (see `ManagedObject+Detached`).
     static let detached = ObjectState(rawValue: 1 << 5)
+    /// Filled from a row by a read still under way: its `awakeFromFetch()` runs once the read
+    /// is over (a hook may read or save, which must not happen inside a read).
+    static let awaitingAwake = ObjectState(rawValue: 1 << 6)
 }
