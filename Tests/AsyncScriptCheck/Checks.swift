@@ -25,19 +25,16 @@ func finish() -> Never {
     exit(failed.isEmpty ? 0 : 1)
 }
 
-/// The age stored for the employee called `firstName`, read by a stack of its own (so no
-/// context's memory answers).
-func storedAge(of firstName: String) throws -> Int? {
+/// The employees matching `format` as the store holds them, read by a stack of its own (so
+/// no context's memory answers).
+func stored(where format: String, _ arguments: Any...) throws -> [Employee] {
     let reader = try PersistentContainer(name: "Reader", entities: [Department.self, Employee.self, Manager.self], storeURL: storeURL)
     var request = FetchRequest<Employee>()
-    request.predicate = try FetchPredicate("firstName == %@", firstName)
-    return try reader.viewContext.fetch(request).first?.age
+    request.predicate = try FetchPredicate(format, argumentArray: arguments)
+    return try reader.viewContext.fetch(request)
 }
 
-/// How many employees called `firstName` the store holds, read by a stack of its own.
-func storedCount(of firstName: String) throws -> Int {
-    let reader = try PersistentContainer(name: "Reader", entities: [Department.self, Employee.self, Manager.self], storeURL: storeURL)
-    var request = FetchRequest<Employee>()
-    request.predicate = try FetchPredicate("firstName == %@", firstName)
-    return try reader.viewContext.count(for: request)
+/// The age stored for the employee called `firstName`.
+func storedAge(of firstName: String) throws -> Int? {
+    try stored(where: "firstName == %@", firstName).first?.age
 }

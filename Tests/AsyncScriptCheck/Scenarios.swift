@@ -21,7 +21,7 @@ func scenarios(john: Employee) async throws {
     if let first = older.first {
         first.lastName = "Background"
         try Employee.commit()
-        check(try storedCount(ofLastName: "Background") == 1, "a change to an object from fetchInBackground is committed")
+        check(try stored(where: "lastName == %@", "Background").count == 1, "a change to an object from fetchInBackground is committed")
     }
 
     // A perform block's objects leave with its context; object IDs cross instead.
@@ -99,13 +99,5 @@ func scenarios(john: Employee) async throws {
     try await Task.sleep(for: .milliseconds(1))
     try container.viewContext.save()
     check(container.viewContext.concurrencyType == .mainQueue, "a container made on the main queue has a main-queue view context")
-    check(try storedCount(of: "Late") == 1, "the view context saves after awaits")
-}
-
-/// How many employees with `lastName` the store holds, read by a stack of its own.
-func storedCount(ofLastName lastName: String) throws -> Int {
-    let reader = try PersistentContainer(name: "Reader", entities: [Department.self, Employee.self, Manager.self], storeURL: storeURL)
-    var request = FetchRequest<Employee>()
-    request.predicate = try FetchPredicate("lastName == %@", lastName)
-    return try reader.viewContext.count(for: request)
+    check(try stored(where: "firstName == %@", "Late").count == 1, "the view context saves after awaits")
 }
