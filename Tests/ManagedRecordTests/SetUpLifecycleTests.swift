@@ -1,0 +1,104 @@
+import Foundation
+import ManagedRecord
+import XCTest
+
+/// `setUp` again and `tearDown` close the old stack's store: a server or a test runner that
+/// sets up over and over stays flat in file descriptors and memory.
+final class SetUpLifecycleTests: RecordTestCase {
+    private var entities: [ManagedObject.Type] { [Company.self, Person.self, Boss.self] }
+
+    private func openFiles() -> [String] {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
+        return names.compactMap { try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\($0)") }.sorted()
+    }
+
+    /// One use of the model: a commit and a fetch on this thread and on another thread.
+    private func use() throws {
+        Person.newEntity().firstName = "Ann"
+        try Person.commit()
+        XCTAssertGreaterThan(try Person.count(), 0)
+        onNewThread { _ = try? Person.fetchAll() }
+    }
+
+    func testSetUpAndTearDownCyclesKeepFileDescriptorsFlat() throws {
+        try use()
+        let before = openFiles()
+        for _ in 0..<200 {
+            ManagedRecord.tearDown(model: "Staff")
+            try ManagedRecord.setUp(model: "Staff", entities: entities, storeURL: storeURL)
+            try use()
+        }
+        XCTAssertLessThanOrEqual(openFiles().count, before.count + 2, "after 200 tearDown/setUp cycles: \(openFiles())")
+    }
+
+    func testSettingUpAgainClosesTheOldStore() throws {
+        try use()
+        let before = openFiles()
+        for _ in 0..<200 {
+            try ManagedRecord.setUp(model: "Staff", entities: entities, storeURL: storeURL)
+            try use()
+        }
+        XCTAssertLessThanOrEqual(openFiles().count, before.count + 2, "after setting up 200 times: \(openFiles())")
+    }
+
+    /// Contexts that outlive their stack (held here, or alive on another thread) get a typed
+    /// `.closed` error at their next store access.
+    func testContextsOfATornDownStackThrowClosed() throws {
+        try use()
+        let context = Person.contextForCurrentThread
+        let fromThread = ContextBox()
+        let ready = DispatchSemaphore(value: 0)
+        let proceed = DispatchSemaphore(value: 0)
+        let done = DispatchSemaphore(value: 0)
+        Thread {
+            let threadContext = Person.contextForCurrentThread
+            _ = try? threadContext.fetch(FetchRequest<Person>())
+            ready.signal()
+            proceed.wait()
+            fromThread.set(Result { try threadContext.fetch(FetchRequest<Person>()).count })
+            done.signal()
+        }.start()
+        ready.wait()
+        ManagedRecord.tearDown(model: "Staff")
+        proceed.signal()
+        done.wait()
+        for result in [Result { try context.fetch(FetchRequest<Person>()).count }, fromThread.get()] {
+            XCTAssertThrowsError(try result.get()) { error in
+                XCTAssertEqual((error as? StoreError)?.code, .closed, "\(error)")
+            }
+        }
+        try ManagedRecord.setUp(model: "Staff", entities: entities, storeURL: storeURL)
+        XCTAssertEqual(try Person.count(), 1, "the new stack reads the store")
+    }
+
+    /// Resident memory (`VmRSS` in /proc/self/status), in bytes.
+    private func residentBytes() throws -> Int {
+        let status = try String(contentsOfFile: "/proc/self/status", encoding: .utf8)
+        let line = try XCTUnwrap(status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") })
+        return try XCTUnwrap(Int(line.split(separator: " ").dropFirst().first ?? "")) * 1024
+    }
+
+    /// Memory measured as resident bytes, not by time.
+    func testRepeatedSetUpKeepsMemoryFlat() throws {
+        func cycles(_ count: Int) throws {
+            for _ in 0..<count {
+                ManagedRecord.tearDown(model: "Staff")
+                try ManagedRecord.setUp(model: "Staff", entities: entities, storeURL: storeURL)
+                _ = try Person.fetchAll()
+            }
+        }
+        try cycles(50)
+        let before = try residentBytes()
+        try cycles(400)
+        let growth = try residentBytes() - before
+        XCTAssertLessThan(growth, 1 << 20, "resident memory grew by \(growth) bytes over 400 set-ups")
+    }
+}
+
+/// A result handed from a thread to the test.
+private final class ContextBox: @unchecked Sendable {  // guarded by `lock`
+    private let lock = NSLock()
+    private var result: Result<Int, Error> = .success(-1)
+    func set(_ value: Result<Int, Error>) { lock.withLock { result = value } }
+    func get() -> Result<Int, Error> { lock.withLock { result } }
+}
