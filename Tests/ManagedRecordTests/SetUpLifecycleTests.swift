@@ -71,6 +71,19 @@ final class SetUpLifecycleTests: RecordTestCase {
         XCTAssertEqual(try Person.count(), 1, "the new stack reads the store")
     }
 
+    /// The stacks of one model share its entities and the store's identity, so an ID kept
+    /// across a tearDown names the same object in the next stack.
+    func testAnIDKeptAcrossATearDownNamesTheSameObjectAfterSetUpAgain() throws {
+        let person = Person.newEntity()
+        person.firstName = "Ann"
+        try Person.commit()
+        let id = person.objectID
+        ManagedRecord.tearDown(model: "Staff")
+        try ManagedRecord.setUp(model: "Staff", entities: entities, storeURL: storeURL)
+        XCTAssertEqual(id.entityName, "Person")
+        XCTAssertEqual((try Person.contextForCurrentThread.existingObject(with: id) as? Person)?.firstName, "Ann")
+    }
+
     /// Resident memory (`VmRSS` in /proc/self/status), in bytes.
     private func residentBytes() throws -> Int {
         let status = try String(contentsOfFile: "/proc/self/status", encoding: .utf8)

@@ -71,7 +71,7 @@ final class SQLiteStore {
         let opened = try Self.openOrCreate(writer: writer, model: model, url: url, migrate: migrate, readOnly: readOnly)
         layout = opened.layout
         metadata = opened.metadata
-        identity = StoreIdentity.make(uuid: opened.metadata.uuid)
+        identity = StoreIdentity.of(uuid: opened.metadata.uuid, model: model)
     }
 
     /// The writer connection (an in-memory database without `url`) and the path reader
