@@ -167,7 +167,13 @@ public final class ContextManager: @unchecked Sendable {  // mutable state behin
     /// Deletes the store file with its `-wal` and `-shm` companions, resets every context
     /// (objects you hold belong to none afterwards) and opens a new, empty store: the next
     /// use of any class works on it.
+    ///
+    /// - Throws: ``StoreError`` `.readOnly` when the model was set up with `options: [.readOnly]`
+    ///   (nothing is deleted).
     public func deleteStore() throws {
+        if options.contains(.readOnly) {
+            throw StoreError(.readOnly, url: storeURL, "the store was set up read-only (options: [.readOnly]), so it is not deleted; set it up without .readOnly to delete it")
+        }
         try lock.withLock {
             mainContext = nil
             generation += 1

@@ -36,6 +36,10 @@ final class ReadOnlySetUpTests: RecordTestCase {
             XCTAssertEqual((error as? StoreError)?.code, .readOnly, "\(error)")
         }
         XCTAssertTrue(Person.contextForCurrentThread.hasChanges, "the change stays pending")
+        XCTAssertThrowsError(try Person.deleteStore()) { error in
+            XCTAssertEqual((error as? StoreError)?.code, .readOnly, "\(error)")
+        }
+        XCTAssertEqual(try Person.count(), 2, "Ann, and the pending Bob")
         ManagedRecord.tearDown(model: "Staff")
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: folder.path), ["Staff.sqlite"])
     }

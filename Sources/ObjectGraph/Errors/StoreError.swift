@@ -43,7 +43,9 @@ public struct StoreError: Error, CustomStringConvertible, Sendable {
     /// The SQLite error behind it, if any.
     public let underlying: SQLiteError?
 
-    init(_ code: Code, url: URL?, _ message: String, underlying: SQLiteError? = nil) {
+    /// An error of `code` about the store at `url` (nil in memory); `message` says what went
+    /// wrong and what to do.
+    public init(_ code: Code, url: URL?, _ message: String, underlying: SQLiteError? = nil) {
         self.code = code
         self.url = url
         self.message = message
