@@ -9,7 +9,9 @@ extension PersistentContainer {
     /// try archive.viewContext.save()   // with changes: throws StoreError .readOnly, changes stay pending
     /// ```
     public struct Options: OptionSet, Sendable, Hashable {
+        /// The options as bits.
         public let rawValue: Int
+        /// Options from their bits.
         public init(rawValue: Int) { self.rawValue = rawValue }
 
         /// Open the store for reading only (`SQLITE_OPEN_READONLY`): nothing is ever written,

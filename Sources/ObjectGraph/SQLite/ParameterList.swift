@@ -22,8 +22,8 @@ enum ParameterList {
 
     /// Appends `values` to `arguments`, padded with repeats of the last one to match
     /// ``placeholders(_:)``.
-    static func append(_ values: some Collection<SQLiteValue>, to arguments: inout [SQLiteValue]) {
-        guard let last = values.reversed().first else { return }
+    static func append(_ values: [SQLiteValue], to arguments: inout [SQLiteValue]) {
+        guard let last = values.last else { return }
         arguments += values
         arguments += repeatElement(last, count: paddedCount(values.count) - values.count)
     }
