@@ -34,11 +34,11 @@ public enum ManagedRecord {
     /// - Parameters:
     ///   - mergePolicy: how commits resolve rows changed since they were read; by default
     ///     the committing context's changes win per property, as RHManagedObject does.
+    ///   - options: `[.readOnly]` opens an existing store for reading only (commits throw
+    ///     ``StoreError`` `.readOnly`; see ``PersistentContainer/Options``).
     /// - Throws: ``ModelError`` for an invalid model, ``StoreError`` when the store cannot
     ///   be opened, `CocoaError` when the seed store cannot be copied.
     @discardableResult
-    ///   - options: `[.readOnly]` opens an existing store for reading only (commits throw
-    ///     ``StoreError`` `.readOnly`; see ``PersistentContainer/Options``).
     public static func setUp(model: String, entities: [ManagedObject.Type], storeURL: URL? = nil, seedStore: URL? = nil,
                              mergePolicy: MergePolicy = .mergeByPropertyObjectTrump,
                              options: PersistentContainer.Options = []) throws -> ContextManager {

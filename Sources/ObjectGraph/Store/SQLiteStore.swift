@@ -26,12 +26,12 @@ final class SQLiteStore {
     var isInMemory: Bool { url == nil }
     /// Opened with `SQLITE_OPEN_READONLY`: writes throw `StoreError.readOnly`.
     let isReadOnly: Bool
+    private(set) var isClosed = false
 
     /// Prepared statements alive on the writer and each idle reader (for tests).
     func preparedStatementCounts() -> [Int] {
         [writer.preparedStatementCount] + readerLock.withLock { idleReaders.map(\.preparedStatementCount) }
     }
-    private(set) var isClosed = false
 
     /// Closes the writer and every reader; later uses throw. A reader in use is closed
     /// when it comes back.
@@ -46,12 +46,13 @@ final class SQLiteStore {
 
     /// Opens the store at `url` (creating it and its folder when missing), or an in-memory
     /// store when `url` is nil. Adds what a newer model needs (new entities, attributes and
-    /// relationships) when `migrate` is true.
+    /// relationships) when `migrate` is true. With `readOnly`, opens an existing store that
+    /// fits the model as it is, and writes nothing.
     init(model: ManagedObjectModel, url: URL?, migrate: Bool = true, readOnly: Bool = false) throws {
         self.url = url
         isReadOnly = readOnly
         self.model = model
-        (writer, readerPath) = try Self.openWriter(url: url, readOnly: readOnly)
+        (writer, readerPath) = try StoreAccess.openWriter(url: url, readOnly: readOnly)
         do {
             _ = try writer.scalar("SELECT count(*) FROM sqlite_master")
             // Refuse a foreign database before anything (even the journal mode) is written.
@@ -72,37 +73,6 @@ final class SQLiteStore {
         layout = opened.layout
         metadata = opened.metadata
         identity = StoreIdentity.of(uuid: opened.metadata.uuid, model: model)
-    }
-
-    /// The writer connection (an in-memory database without `url`) and the path reader
-    /// connections open. The folder is created unless `readOnly`; what the file system keeps
-    /// from opening the store is reported for what it is before SQLite tries.
-    private static func openWriter(url: URL?, readOnly: Bool) throws -> (SQLiteConnection, String) {
-        guard let url else {
-            do { return (try SQLiteConnection(path: ":memory:"), ":memory:") }
-            catch let error as SQLiteError { throw StoreError(.cannotOpen, url: nil, "cannot open an in-memory database", underlying: error) }
-        }
-        if !readOnly {
-            let folder = url.deletingLastPathComponent()
-            do {
-                try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-            } catch {
-                throw StoreError(.cannotOpen, url: url, "cannot create the folder \(folder.path): \(error.localizedDescription)")
-            }
-        }
-        try StoreAccess.check(url, readOnly: readOnly)
-        do {
-            if readOnly { return try StoreAccess.openReadOnly(url) }
-            let connection = try SQLiteConnection(path: url.path)
-            if sqlite3_db_readonly(connection.handle, "main") == 1 {   // SQLite fell back to reading only
-                connection.close()
-                throw StoreError(.readOnlyFile, url: url, "SQLite can open the store only for reading (a read-only file or file system); make it writable, or open it with options: [.readOnly] to read it")
-            }
-            return (connection, url.path)
-        } catch let error as SQLiteError {
-            throw StoreAccess.diagnose(error, url: url, readOnly: readOnly, fallback: StoreError(
-                .cannotOpen, url: url, "cannot open the database file; check that the path exists and is writable", underlying: error))
-        }
     }
 
     // MARK: Readers

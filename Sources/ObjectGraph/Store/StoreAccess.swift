@@ -71,7 +71,38 @@ enum StoreAccess {
 
     private static func mode(_ info: stat) -> String { "0" + String(info.st_mode & 0o777, radix: 8) }
 
-    // MARK: Opening for reading only
+    // MARK: Opening
+
+    /// The writer connection (an in-memory database without `url`) and the path reader
+    /// connections open. The folder is created unless `readOnly`; what the file system keeps
+    /// from opening the store is reported for what it is before SQLite tries.
+    static func openWriter(url: URL?, readOnly: Bool) throws -> (SQLiteConnection, String) {
+        guard let url else {
+            do { return (try SQLiteConnection(path: ":memory:"), ":memory:") }
+            catch let error as SQLiteError { throw StoreError(.cannotOpen, url: nil, "cannot open an in-memory database", underlying: error) }
+        }
+        if !readOnly {
+            let folder = url.deletingLastPathComponent()
+            do {
+                try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            } catch {
+                throw StoreError(.cannotOpen, url: url, "cannot create the folder \(folder.path): \(error.localizedDescription)")
+            }
+        }
+        try check(url, readOnly: readOnly)
+        do {
+            if readOnly { return try openReadOnly(url) }
+            let connection = try SQLiteConnection(path: url.path)
+            if sqlite3_db_readonly(connection.handle, "main") == 1 {   // SQLite fell back to reading only
+                connection.close()
+                throw StoreError(.readOnlyFile, url: url, "SQLite can open the store only for reading (a read-only file or file system); make it writable, or open it with options: [.readOnly] to read it")
+            }
+            return (connection, url.path)
+        } catch let error as SQLiteError {
+            throw diagnose(error, url: url, readOnly: readOnly, fallback: StoreError(
+                .cannotOpen, url: url, "cannot open the database file; check that the path exists and is writable", underlying: error))
+        }
+    }
 
     /// A read-only connection to the store at `url` (`SQLITE_OPEN_READONLY`), and the path
     /// its readers open with.
