@@ -162,6 +162,7 @@ public final class ContextManager: @unchecked Sendable {  // mutable state behin
             generation += 1
             container.persistentStoreCoordinator.close()
         }
+        threadContexts.close()
     }
 
     /// Deletes the store file with its `-wal` and `-shm` companions, resets every context

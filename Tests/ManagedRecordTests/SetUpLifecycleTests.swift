@@ -84,6 +84,27 @@ final class SetUpLifecycleTests: RecordTestCase {
         XCTAssertEqual((try Person.contextForCurrentThread.existingObject(with: id) as? Person)?.firstName, "Ann")
     }
 
+    /// A thread that outlives the stacks (a server's worker) gives back its context of each
+    /// stack torn down, at the latest when it next makes a context.
+    func testALongLivedThreadKeepsMemoryFlatAcrossSetUps() throws {
+        let worker = Worker()
+        defer { worker.stop() }
+        for _ in 0..<20 { Person.newEntity().firstName = "Ann" }
+        try Person.commit()
+        func cycles(_ count: Int) throws {
+            for _ in 0..<count {
+                ManagedRecord.tearDown(model: "Staff")
+                try ManagedRecord.setUp(model: "Staff", entities: entities, storeURL: storeURL)
+                worker.run { XCTAssertEqual(try? Person.fetchAll().count, 20) }
+            }
+        }
+        try cycles(50)
+        let before = try residentBytes()
+        try cycles(400)
+        let growth = try residentBytes() - before
+        XCTAssertLessThan(growth, 1 << 20, "resident memory grew by \(growth) bytes over 400 set-ups used on one worker thread")
+    }
+
     /// Resident memory (`VmRSS` in /proc/self/status), in bytes.
     private func residentBytes() throws -> Int {
         let status = try String(contentsOfFile: "/proc/self/status", encoding: .utf8)
@@ -114,4 +135,41 @@ private final class ContextBox: @unchecked Sendable {  // guarded by `lock`
     private var result: Result<Int, Error> = .success(-1)
     func set(_ value: Result<Int, Error>) { lock.withLock { result = value } }
     func get() -> Result<Int, Error> { lock.withLock { result } }
+}
+
+/// One long-lived thread that runs jobs, as a server's worker does.
+private final class Worker: @unchecked Sendable {  // `jobs` and `stopped` guarded by `condition`
+    private let condition = NSCondition()
+    private var jobs: [@Sendable () -> Void] = []
+    private var stopped = false
+
+    init() {
+        Thread { [self] in
+            while let job = next() { job() }
+        }.start()
+    }
+
+    private func next() -> (@Sendable () -> Void)? {
+        condition.lock()
+        defer { condition.unlock() }
+        while jobs.isEmpty && !stopped { condition.wait() }
+        return jobs.isEmpty ? nil : jobs.removeFirst()
+    }
+
+    /// Runs `job` on the worker thread and waits for it.
+    func run(_ job: @escaping @Sendable () -> Void) {
+        let done = DispatchSemaphore(value: 0)
+        condition.lock()
+        jobs.append { job(); done.signal() }
+        condition.signal()
+        condition.unlock()
+        done.wait()
+    }
+
+    func stop() {
+        condition.lock()
+        stopped = true
+        condition.signal()
+        condition.unlock()
+    }
 }
