@@ -32,6 +32,7 @@ public final class ContextManager: @unchecked Sendable {  // mutable state behin
     private var undo = true
     private let location: PersistentContainer.Location
     private let seedStore: URL?
+    private let options: PersistentContainer.Options
     private let lock = NSLock()
     private var policy: MergePolicy
     private var container: PersistentContainer
@@ -44,24 +45,27 @@ public final class ContextManager: @unchecked Sendable {  // mutable state behin
     /// The `perform` blocks running in this task and its ancestors, by manager.
     @TaskLocal static var taskContexts: [ObjectIdentifier: TaskContexts] = [:]
 
-    init(name: String, model: ManagedObjectModel, location: PersistentContainer.Location, seedStore: URL?, mergePolicy: MergePolicy) throws {
+    init(name: String, model: ManagedObjectModel, location: PersistentContainer.Location, seedStore: URL?, mergePolicy: MergePolicy,
+         options: PersistentContainer.Options = []) throws {
         self.name = name
         self.model = model
         self.location = location
         self.seedStore = seedStore
+        self.options = options
         self.policy = mergePolicy
         migratedAtSetUp = try Self.storeURL(name: name, location: location).map {
             try PersistentStoreCoordinator.requiresMigration(model: model, storeURL: $0)
         } ?? false
-        container = try Self.openContainer(name: name, model: model, location: location, seedStore: seedStore)
+        container = try Self.openContainer(name: name, model: model, location: location, seedStore: seedStore, options: options)
     }
 
-    private static func openContainer(name: String, model: ManagedObjectModel, location: PersistentContainer.Location, seedStore: URL?) throws -> PersistentContainer {
+    private static func openContainer(name: String, model: ManagedObjectModel, location: PersistentContainer.Location, seedStore: URL?,
+                                      options: PersistentContainer.Options) throws -> PersistentContainer {
         if let seedStore, let url = storeURL(name: name, location: location), !FileManager.default.fileExists(atPath: url.path) {
             try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
             try FileManager.default.copyItem(at: seedStore, to: url)
         }
-        let container = try PersistentContainer(name: name, model: model, location: location)
+        let container = try PersistentContainer(name: name, model: model, location: location, options: options)
         // The container's own view context is never used by the manager: it must not collect
         // every commit's changes in an inbox nobody drains.
         container.viewContext.automaticallyMergesChanges = false
@@ -158,10 +162,29 @@ public final class ContextManager: @unchecked Sendable {  // mutable state behin
         return try PersistentStoreCoordinator.requiresMigration(model: model, storeURL: url)
     }
 
+    /// Closes the model's store for good: its connections close once the saves under way
+    /// finish, and every context this manager made (on any thread, or held by the caller)
+    /// gets ``StoreError`` `.closed` at its next store access. `ManagedRecord.tearDown` and
+    /// setting the model up again call it, so no connection outlives its stack.
+    func close() {
+        lock.withLock {
+            mainContext = nil
+            generation += 1
+            container.persistentStoreCoordinator.close()
+        }
+        threadContexts.close()
+    }
+
     /// Deletes the store file with its `-wal` and `-shm` companions, resets every context
     /// (objects you hold belong to none afterwards) and opens a new, empty store: the next
     /// use of any class works on it.
+    ///
+    /// - Throws: ``StoreError`` `.readOnly` when the model was set up with `options: [.readOnly]`
+    ///   (nothing is deleted).
     public func deleteStore() throws {
+        if options.contains(.readOnly) {
+            throw StoreError(.readOnly, url: storeURL, "the store was set up read-only (options: [.readOnly]), so it is not deleted; set it up without .readOnly to delete it")
+        }
         try lock.withLock {
             mainContext = nil
             generation += 1
@@ -174,7 +197,7 @@ public final class ContextManager: @unchecked Sendable {  // mutable state behin
                     if FileManager.default.fileExists(atPath: file.path) { try FileManager.default.removeItem(at: file) }
                 }
             }
-            container = try Self.openContainer(name: name, model: model, location: location, seedStore: seedStore)
+            container = try Self.openContainer(name: name, model: model, location: location, seedStore: seedStore, options: options)
         }
     }
 }

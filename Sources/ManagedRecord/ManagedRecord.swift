@@ -28,35 +28,45 @@ public enum ManagedRecord {
     /// Sets up the stack for `model` with its entity classes: opens (or creates) the store at
     /// `storeURL` (default: `$XDG_DATA_HOME/<model>/<model>.sqlite`, else
     /// `~/.local/share/<model>/<model>.sqlite`), first copying `seedStore` there when no
-    /// store exists yet. Setting up a model again replaces its stack.
+    /// store exists yet. Setting up a model again replaces its stack and closes the old one's
+    /// store (as ``tearDown(model:)`` does).
     ///
     /// - Parameters:
     ///   - mergePolicy: how commits resolve rows changed since they were read; by default
     ///     the committing context's changes win per property, as RHManagedObject does.
+    ///   - options: `[.readOnly]` opens an existing store for reading only (commits throw
+    ///     ``StoreError`` `.readOnly`; see ``PersistentContainer/Options``).
     /// - Throws: ``ModelError`` for an invalid model, ``StoreError`` when the store cannot
     ///   be opened, `CocoaError` when the seed store cannot be copied.
     @discardableResult
     public static func setUp(model: String, entities: [ManagedObject.Type], storeURL: URL? = nil, seedStore: URL? = nil,
-                             mergePolicy: MergePolicy = .mergeByPropertyObjectTrump) throws -> ContextManager {
+                             mergePolicy: MergePolicy = .mergeByPropertyObjectTrump,
+                             options: PersistentContainer.Options = []) throws -> ContextManager {
         try setUp(model: model, entities: entities, location: storeURL.map { .file($0) } ?? .defaultLocation,
-                  seedStore: seedStore, mergePolicy: mergePolicy)
+                  seedStore: seedStore, mergePolicy: mergePolicy, options: options)
     }
 
     /// Sets up `model` at `location` (`.inMemory` for tests).
     @discardableResult
     public static func setUp(model: String, entities: [ManagedObject.Type], location: PersistentContainer.Location,
-                             seedStore: URL? = nil, mergePolicy: MergePolicy = .mergeByPropertyObjectTrump) throws -> ContextManager {
+                             seedStore: URL? = nil, mergePolicy: MergePolicy = .mergeByPropertyObjectTrump,
+                             options: PersistentContainer.Options = []) throws -> ContextManager {
         let objectModel = try ManagedObjectModel(entities: entities)
-        let manager = try ContextManager(name: model, model: objectModel, location: location, seedStore: seedStore, mergePolicy: mergePolicy)
-        registry.withLock { registry in
-            if let previous = registry.byModel[model] {
+        let manager = try ContextManager(name: model, model: objectModel, location: location, seedStore: seedStore, mergePolicy: mergePolicy,
+                                         options: options)
+        let previous = registry.withLock { registry in
+            let previous = registry.byModel[model]
+            if let previous {
                 registry.byClass = registry.byClass.filter { $0.value !== previous }
             }
             registry.byModel[model] = manager
             for entity in objectModel.entities where entity.managedClass != ManagedObject.self {
                 registry.byClass[ObjectIdentifier(entity.managedClass)] = manager
             }
+            return previous
         }
+        // After the new stack is in place: the old one's contexts get `.closed` from now on.
+        previous?.close()
         return manager
     }
 
@@ -66,12 +76,16 @@ public enum ManagedRecord {
         try PersistentStoreCoordinator.requiresMigration(model: ManagedObjectModel(entities: entities), storeURL: storeURL)
     }
 
-    /// Forgets the stack of `model` (its store stays on disk). Its classes need `setUp` again.
+    /// Closes and forgets the stack of `model` (its store stays on disk). Its classes need
+    /// `setUp` again; contexts of the old stack still held (or alive on other threads) throw
+    /// ``StoreError`` `.closed` at their next store access.
     public static func tearDown(model: String) {
-        registry.withLock { registry in
-            guard let manager = registry.byModel.removeValue(forKey: model) else { return }
+        let manager = registry.withLock { registry -> ContextManager? in
+            guard let manager = registry.byModel.removeValue(forKey: model) else { return nil }
             registry.byClass = registry.byClass.filter { $0.value !== manager }
+            return manager
         }
+        manager?.close()
     }
 
     /// The context manager of the model called `name`, if set up.

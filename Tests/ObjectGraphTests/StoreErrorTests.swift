@@ -73,14 +73,14 @@ final class StoreErrorTests: StoreTestCase {
         }
     }
 
-    func testAReadOnlyFolderThrowsCannotOpenForANonRootUser() throws {
+    func testAReadOnlyFolderThrowsReadOnlyFolderForANonRootUser() throws {
         try XCTSkipIf(geteuid() == 0, "root ignores permission bits; covered by the /proc case")
         let folder = directory.appendingPathComponent("locked", isDirectory: true)
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         try FileManager.default.setAttributes([.posixPermissions: 0o555], ofItemAtPath: folder.path)
         defer { try? FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: folder.path) }
         XCTAssertThrowsError(try makeContainer(Models.company, url: folder.appendingPathComponent("Store.sqlite"))) { error in
-            XCTAssertEqual((error as? StoreError)?.code, .cannotOpen, "\(error)")
+            XCTAssertEqual((error as? StoreError)?.code, .readOnlyFolder, "\(error)")
         }
     }
 

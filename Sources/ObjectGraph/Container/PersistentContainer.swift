@@ -30,6 +30,8 @@ public final class PersistentContainer: Sendable {
 
     /// The container's name (the store's folder and file name by default).
     public let name: String
+    /// How the store was opened (``Options/readOnly``).
+    public let options: Options
     public let managedObjectModel: ManagedObjectModel
     public let persistentStoreCoordinator: PersistentStoreCoordinator
     /// The main context. Created on the main queue — the main thread, `@MainActor` code or
@@ -42,23 +44,26 @@ public final class PersistentContainer: Sendable {
     ///
     /// - Throws: ``ModelError`` for an invalid model, ``StoreError`` when the store cannot be
     ///   opened or does not fit the model.
-    public convenience init(name: String, entities: [ManagedObject.Type], storeURL: URL? = nil) throws {
-        try self.init(name: name, model: ManagedObjectModel(entities: entities), location: storeURL.map { .file($0) } ?? .defaultLocation)
+    ///   With `options: [.readOnly]` the store must exist and is never written.
+    public convenience init(name: String, entities: [ManagedObject.Type], storeURL: URL? = nil, options: Options = []) throws {
+        try self.init(name: name, model: ManagedObjectModel(entities: entities), location: storeURL.map { .file($0) } ?? .defaultLocation,
+                      options: options)
     }
 
     /// Opens a container with `entities` at `location` (`.inMemory` for tests).
-    public convenience init(name: String, entities: [ManagedObject.Type], location: Location) throws {
-        try self.init(name: name, model: ManagedObjectModel(entities: entities), location: location)
+    public convenience init(name: String, entities: [ManagedObject.Type], location: Location, options: Options = []) throws {
+        try self.init(name: name, model: ManagedObjectModel(entities: entities), location: location, options: options)
     }
 
     /// Opens (or creates) the store at `storeURL` (or the default location) with `model`.
-    public convenience init(name: String, model: ManagedObjectModel, storeURL: URL? = nil) throws {
-        try self.init(name: name, model: model, location: storeURL.map { .file($0) } ?? .defaultLocation)
+    public convenience init(name: String, model: ManagedObjectModel, storeURL: URL? = nil, options: Options = []) throws {
+        try self.init(name: name, model: model, location: storeURL.map { .file($0) } ?? .defaultLocation, options: options)
     }
 
     /// Opens a container with `model` at `location`.
-    public init(name: String, model: ManagedObjectModel, location: Location) throws {
+    public init(name: String, model: ManagedObjectModel, location: Location, options: Options = []) throws {
         self.name = name
+        self.options = options
         managedObjectModel = model
         let url: URL?
         switch location {
@@ -66,7 +71,7 @@ public final class PersistentContainer: Sendable {
         case .file(let file): url = file
         case .inMemory: url = nil
         }
-        persistentStoreCoordinator = try PersistentStoreCoordinator(model: model, storeURL: url)
+        persistentStoreCoordinator = try PersistentStoreCoordinator(model: model, storeURL: url, readOnly: options.contains(.readOnly))
         viewContext = ManagedObjectContext(coordinator: persistentStoreCoordinator, concurrencyType: MainQueue.isCurrent ? .mainQueue : .confined, name: "\(name).viewContext")
     }
 

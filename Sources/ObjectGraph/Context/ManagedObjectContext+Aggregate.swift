@@ -166,10 +166,11 @@ extension ManagedObjectContext {
         let expression = compiler.expression(path)
         var sql = "SELECT DISTINCT \(expression) AS value FROM \(plan.mapping.table.name) t" + plan.whereClause
         sql += (plan.whereClause.isEmpty ? " WHERE " : " AND ") + "value IS NOT NULL ORDER BY value"
-        sql += Self.pagingClause(limit: request.fetchLimit, offset: request.fetchOffset)
+        var arguments = compiler.arguments + plan.arguments
+        sql += Self.pagingClause(limit: request.fetchLimit, offset: request.fetchOffset, arguments: &arguments)
         var values: [SlotValue] = []
         try persistentStoreCoordinator.read { connection in
-            try connection.query(sql, compiler.arguments + plan.arguments) { statement in
+            try connection.query(sql, arguments) { statement in
                 values.append(self.slotValue(statement, 0, kind: kind, path: path))
             }
         }

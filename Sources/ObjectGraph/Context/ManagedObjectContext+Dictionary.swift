@@ -80,7 +80,7 @@ extension ManagedObjectContext {
             }
             sql += " ORDER BY " + terms.joined(separator: ", ")
         }
-        sql += Self.pagingClause(limit: request.fetchLimit, offset: request.fetchOffset)
+        sql += Self.pagingClause(limit: request.fetchLimit, offset: request.fetchOffset, arguments: &arguments)
 
         var rows: [[String: Any]] = []
         try persistentStoreCoordinator.read { connection in

@@ -22,7 +22,8 @@ extension ManagedObjectContext {
         let pending = request.includesPendingChanges && hasPendingChanges(for: plan.entity)
         var sql = "SELECT \(plan.mapping.table.selectList) FROM \(plan.mapping.table.name) t" + plan.whereClause
         if !plan.order.sql.isEmpty { sql += " ORDER BY \(plan.order.sql)" }
-        if !pending { sql += Self.pagingClause(limit: request.fetchLimit, offset: request.fetchOffset) }
+        var arguments = plan.arguments
+        if !pending { sql += Self.pagingClause(limit: request.fetchLimit, offset: request.fetchOffset, arguments: &arguments) }
 
         var fetched = ContiguousArray<ManagedObject>()
         let codec = persistentStoreCoordinator.rowCodec
@@ -31,7 +32,7 @@ extension ManagedObjectContext {
             try persistentStoreCoordinator.read { connection in
                 let statement = try connection.prepare(sql)
                 defer { statement.reset() }
-                try statement.bind(plan.arguments)
+                try statement.bind(arguments)
                 while try statement.step() {
                     guard let row = codec.decode(statement) else { continue }
                     fetched.append(register(row))
@@ -62,7 +63,7 @@ extension ManagedObjectContext {
         if request.includesPendingChanges && hasPendingChanges(for: plan.entity) {
             // Rows of changed objects are judged in memory on their new values instead.
             let changed = updatedSet.union(deletedSet).filter { $0.entity.root === plan.entity.root && !$0.objectID.isTemporaryID }
-            if changed.count > 30_000 {                 // beyond SQLite's parameter limit: count a fetch
+            if ParameterList.paddedCount(changed.count) > 16_384 {   // near SQLite's parameter limit: count a fetch
                 var plain = request
                 (plain.fetchLimit, plain.fetchOffset, plain.relationshipKeyPathsForPrefetching) = (0, 0, [])
                 count = try fetchObjectIDs(plain).count
@@ -70,8 +71,8 @@ extension ManagedObjectContext {
                 return request.fetchLimit > 0 ? min(count, request.fetchLimit) : count
             }
             if !changed.isEmpty {
-                sql += (plan.whereClause.isEmpty ? " WHERE " : " AND ") + "t.Z_PK NOT IN (\(Array(repeating: "?", count: changed.count).joined(separator: ", ")))"
-                arguments += changed.map { .integer($0.objectID.key) }
+                sql += (plan.whereClause.isEmpty ? " WHERE " : " AND ") + "t.Z_PK NOT IN (\(ParameterList.placeholders(changed.count)))"
+                ParameterList.append(changed.map { .integer($0.objectID.key) }, to: &arguments)
             }
             for object in insertedSet.union(updatedSet) where !object.isDeleted && plan.matches(object, includesSubentities: request.includesSubentities) {
                 extra += 1
@@ -96,12 +97,13 @@ extension ManagedObjectContext {
         }
         var sql = "SELECT t.Z_PK, t.Z_ENT FROM \(plan.mapping.table.name) t" + plan.whereClause
         if !plan.order.sql.isEmpty { sql += " ORDER BY \(plan.order.sql)" }
-        sql += Self.pagingClause(limit: request.fetchLimit, offset: request.fetchOffset)
+        var arguments = plan.arguments
+        sql += Self.pagingClause(limit: request.fetchLimit, offset: request.fetchOffset, arguments: &arguments)
         let layout = persistentStoreCoordinator.layout
         let store = persistentStoreCoordinator.store.identity
         var ids: [ObjectID] = []
         try persistentStoreCoordinator.read { connection in
-            try connection.query(sql, plan.arguments) { statement in
+            try connection.query(sql, arguments) { statement in
                 guard let concrete = layout.entitiesByNumber[statement.int64(1)] else { return }
                 ids.append(ObjectID(entity: concrete, store: store, primaryKey: statement.int64(0)))
             }
@@ -149,10 +151,12 @@ extension ManagedObjectContext {
         }
     }
 
-    static func pagingClause(limit: Int, offset: Int) -> String {
-        if limit > 0 { return " LIMIT \(limit) OFFSET \(max(0, offset))" }
-        if offset > 0 { return " LIMIT -1 OFFSET \(offset)" }
-        return ""
+    /// `LIMIT ? OFFSET ?` with its two values appended to `arguments` (bound, so every page
+    /// of a request shares one SQL text and one prepared statement), or nothing.
+    static func pagingClause(limit: Int, offset: Int, arguments: inout [SQLiteValue]) -> String {
+        guard limit > 0 || offset > 0 else { return "" }
+        arguments += [.integer(Int64(limit > 0 ? limit : -1)), .integer(Int64(max(0, offset)))]
+        return " LIMIT ? OFFSET ?"
     }
 
     static func page(_ objects: [ManagedObject], limit: Int, offset: Int) -> [ManagedObject] {

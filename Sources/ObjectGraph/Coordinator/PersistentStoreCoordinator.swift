@@ -20,13 +20,19 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {  // mutable
 
     /// Opens (or creates) the store at `url`, or an in-memory store when `url` is nil.
     ///
-    /// - Parameter migrate: add what the model has and the store lacks (lightweight migration).
+    /// - Parameters:
+    ///   - migrate: add what the model has and the store lacks (lightweight migration).
+    ///   - readOnly: open the existing store for reading only; nothing is ever written, and
+    ///     writes throw ``StoreError`` `.readOnly`.
     /// - Throws: ``StoreError`` when the file is not a store, does not fit the model, or
     ///   cannot be written. Never aborts.
-    public init(model: ManagedObjectModel, storeURL url: URL?, migrate: Bool = true) throws {
+    public init(model: ManagedObjectModel, storeURL url: URL?, migrate: Bool = true, readOnly: Bool = false) throws {
         managedObjectModel = model
-        store = try SQLiteStore(model: model, url: url, migrate: migrate)
+        store = try SQLiteStore(model: model, url: url, migrate: migrate, readOnly: readOnly)
     }
+
+    /// Whether the store was opened read-only.
+    public var isReadOnly: Bool { store.isReadOnly }
 
     /// The store file, or nil for an in-memory store.
     public var storeURL: URL? { store.url }
@@ -55,7 +61,10 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {  // mutable
 
     /// Runs `body` in a write transaction on the single writer connection.
     func write<T>(_ body: (SQLiteConnection) throws -> T) throws -> T {
-        try writeLock.withLock {
+        if store.isReadOnly {
+            throw StoreError(.readOnly, url: store.url, "the store was opened read-only (options: [.readOnly]), so nothing was written and the changes stay pending; open it without .readOnly to save")
+        }
+        return try writeLock.withLock {
             if store.isClosed { throw closedError }
             return try store.writer.writeTransaction { try body(store.writer) }
         }
@@ -113,7 +122,10 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {  // mutable
     /// Whether opening the store at `url` with `model` would have to migrate it.
     public static func requiresMigration(model: ManagedObjectModel, storeURL url: URL) throws -> Bool {
         do { return try SQLiteStore.requiresMigration(model: model, url: url) }
-        catch let error as SQLiteError { throw StoreError(.notADatabase, url: url, "cannot read the store's metadata", underlying: error) }
+        catch let error as SQLiteError {
+            throw StoreAccess.diagnose(error, url: url, readOnly: true, fallback: StoreError(
+                .cannotOpen, url: url, "cannot read the store's metadata", underlying: error))
+        }
     }
 }
 

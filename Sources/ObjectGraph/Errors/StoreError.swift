@@ -18,6 +18,19 @@ public struct StoreError: Error, CustomStringConvertible, Sendable {
         public static let closed = Code(name: "closed")
         /// The store's metadata cannot be read.
         public static let corruptMetadata = Code(name: "corruptMetadata")
+        /// The store was opened with ``PersistentContainer/Options/readOnly`` and the call
+        /// would write (a save, a batch request, or a migration the model needs).
+        public static let readOnly = Code(name: "readOnly")
+        /// The store file exists but this process may not write it (its permissions, an
+        /// immutable attribute, a read-only file system).
+        public static let readOnlyFile = Code(name: "readOnlyFile")
+        /// The store's folder cannot be written, and SQLite must create the `-wal` and `-shm`
+        /// files (or the store itself) there.
+        public static let readOnlyFolder = Code(name: "readOnlyFolder")
+        /// The store path names a directory, not a file.
+        public static let isADirectory = Code(name: "isADirectory")
+        /// This process may not read the store file, or reach its folder.
+        public static let permissionDenied = Code(name: "permissionDenied")
         public var description: String { name }
     }
 
@@ -30,7 +43,9 @@ public struct StoreError: Error, CustomStringConvertible, Sendable {
     /// The SQLite error behind it, if any.
     public let underlying: SQLiteError?
 
-    init(_ code: Code, url: URL?, _ message: String, underlying: SQLiteError? = nil) {
+    /// An error of `code` about the store at `url` (nil in memory); `message` says what went
+    /// wrong and what to do.
+    public init(_ code: Code, url: URL?, _ message: String, underlying: SQLiteError? = nil) {
         self.code = code
         self.url = url
         self.message = message

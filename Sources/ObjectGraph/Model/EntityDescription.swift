@@ -63,8 +63,8 @@ public final class EntityDescription: @unchecked Sendable, Hashable, CustomStrin
         self.rootStorage = nil
         self.rootStorage = self
         // Object IDs refer to their entity without a reference count, and may outlive the
-        // model: every entity lives as long as the process (a model is built a few times at
-        // most; its entities are small).
+        // model: every entity lives as long as the process (models built from the same
+        // classes share their entities, see EntityGraphCache, so this stays bounded).
         everyEntity.withLock { $0.append(self) }
     }
 

@@ -11,7 +11,9 @@ import Foundation
 /// ```
 ///
 /// A superclass of a listed class that is itself a `ManagedObject` subclass becomes an
-/// entity too. Immutable once built; safe to share between threads and containers.
+/// entity too. Immutable once built; safe to share between threads and containers. Models
+/// built again from the same classes share one set of entity descriptions (see
+/// `EntityGraphCache`), so setting up a stack over and over does not grow memory.
 public final class ManagedObjectModel: @unchecked Sendable {  // immutable after init
     /// Every entity, roots in alphabetical order, each followed by its sub-entities.
     public let entities: [EntityDescription]
@@ -38,16 +40,41 @@ public final class ManagedObjectModel: @unchecked Sendable {  // immutable after
             ordered.append(cls)
         }
         classes.forEach(add)
-        let specifications = try ordered.map { try EntitySpecification(managedClass: $0, parent: Self.managedSuperclass(of: $0)) }
-        try self.init(specifications: specifications, versionIdentifiers: versionIdentifiers)
+        let entities = try EntityGraphCache.entities(for: ordered) {
+            try Self.buildEntities(ordered.map { try EntitySpecification(managedClass: $0, parent: Self.managedSuperclass(of: $0)) })
+        }
+        self.init(builtEntities: entities, versionIdentifiers: versionIdentifiers)
     }
 
     private static func managedSuperclass(of cls: ManagedObject.Type) -> ManagedObject.Type? {
         ClassLayout.of(cls).managedSuperclass
     }
 
-    init(specifications: [EntitySpecification], versionIdentifiers: [String]) throws {
+    convenience init(specifications: [EntitySpecification], versionIdentifiers: [String]) throws {
+        self.init(builtEntities: try Self.buildEntities(specifications), versionIdentifiers: versionIdentifiers)
+    }
+
+    /// A model of `entities`, linked and in model order (what ``buildEntities(_:)`` returns).
+    private init(builtEntities ordered: [EntityDescription], versionIdentifiers: [String]) {
         self.versionIdentifiers = versionIdentifiers
+        entities = ordered
+        var byName: [String: EntityDescription] = [:]
+        var hashes: [String: Data] = [:]
+        var byClass: [ObjectIdentifier: EntityDescription] = [:]
+        for entity in ordered {
+            byName[entity.name] = entity
+            hashes[entity.name] = entity.versionHash
+            if entity.managedClass != ManagedObject.self { byClass[ObjectIdentifier(entity.managedClass)] = entity }
+        }
+        entitiesByName = byName
+        entityVersionHashesByName = hashes
+        versionHash = VersionHash.of(modelHashes: hashes)
+        entityByClass = byClass
+    }
+
+    /// The entities of `specifications`, linked (parents, properties, destinations, inverses,
+    /// version hashes): roots in alphabetical order, each followed by its sub-entities.
+    private static func buildEntities(_ specifications: [EntitySpecification]) throws -> [EntityDescription] {
         var byName: [String: EntityDescription] = [:]
         var specsByName: [String: EntitySpecification] = [:]
         for spec in specifications {
@@ -108,17 +135,7 @@ public final class ManagedObjectModel: @unchecked Sendable {  // immutable after
         }
 
         for entity in ordered { entity.versionHash = VersionHash.of(entity) }
-        entities = ordered
-        entitiesByName = byName
-        var hashes: [String: Data] = [:]
-        for entity in ordered { hashes[entity.name] = entity.versionHash }
-        entityVersionHashesByName = hashes
-        versionHash = VersionHash.of(modelHashes: hashes)
-        var byClass: [ObjectIdentifier: EntityDescription] = [:]
-        for entity in ordered where entity.managedClass != ManagedObject.self {
-            byClass[ObjectIdentifier(entity.managedClass)] = entity
-        }
-        entityByClass = byClass
+        return ordered
     }
 
     private static func buildProperties(of entity: EntityDescription, from spec: EntitySpecification) throws {

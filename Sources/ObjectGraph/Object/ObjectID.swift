@@ -4,25 +4,38 @@ import Synchronization
 /// The identity of a persistent store, shared by the object IDs it hands out.
 ///
 /// Object IDs refer to it without a reference count (so copying an ID costs no atomic
-/// operations), so every identity lives as long as the process: one small object per store
-/// opened.
+/// operations), so every identity lives as long as the process. One identity serves every
+/// opening of the same store (its UUID) with the same entities (models built from the same
+/// classes share them), so reopening a store again and again adds nothing, and an ID from
+/// an earlier opening names the same object in a later one.
 final class StoreIdentity: Sendable {
     let uuid: String
 
     private init(uuid: String) { self.uuid = uuid }
 
-    /// A new identity for a store just opened, kept for the life of the process.
-    static func make(uuid: String) -> StoreIdentity {
-        let identity = StoreIdentity(uuid: uuid)
-        everyIdentity.withLock { $0.append(identity) }
-        return identity
+    /// The identity of the store `uuid` opened with `model`'s entities, kept for the life of
+    /// the process.
+    static func of(uuid: String, model: ManagedObjectModel) -> StoreIdentity {
+        let key = Key(uuid: uuid, entities: model.entities.first.map(ObjectIdentifier.init))
+        return everyIdentity.withLock { identities in
+            if let identity = identities[key] { return identity }
+            let identity = StoreIdentity(uuid: uuid)
+            identities[key] = identity
+            return identity
+        }
     }
 
     /// The identity temporary IDs carry: no store.
-    static let none = make(uuid: "")
+    static let none = StoreIdentity(uuid: "")
+
+    /// A store and a set of entities (named by its first one, which lives for the process).
+    fileprivate struct Key: Hashable {
+        let uuid: String
+        let entities: ObjectIdentifier?
+    }
 }
 
-private let everyIdentity = Mutex<[StoreIdentity]>([])
+private let everyIdentity = Mutex<[StoreIdentity.Key: StoreIdentity]>([:])
 
 private let temporaryKeys = Atomic<Int64>(0)
 

@@ -106,7 +106,8 @@ struct PredicateSQLCompiler {
                 terms.append("\(target) IN (SELECT value FROM json_each(?))")
             } else if !values.isEmpty {
                 let target = reuse(&self)
-                terms.append("\(target) IN (\(values.map { bind($0) }.joined(separator: ", ")))")
+                ParameterList.append(values.map(Self.sqliteValue), to: &arguments)
+                terms.append("\(target) IN (\(ParameterList.placeholders(values.count)))")
             }
             if values.count < items.count { terms.append("\(reuse(&self)) IS NULL") }
             if terms.isEmpty { arguments.removeLast(leftArguments.count) }

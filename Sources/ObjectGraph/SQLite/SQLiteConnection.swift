@@ -1,13 +1,16 @@
 import CSQLite
 import Foundation
 
-/// One SQLite connection with a cache of prepared statements keyed by SQL text.
+/// One SQLite connection with a bounded cache of prepared statements keyed by SQL text
+/// (the least recently used one makes room for a new text).
 ///
 /// Not thread-safe: the coordinator serializes every use of a connection behind a lock.
 final class SQLiteConnection {
     let handle: OpaquePointer
     let path: String
     private var statements: [String: SQLiteStatement] = [:]
+    /// Counts `prepare` calls; each cached statement remembers the count at its last use.
+    private var useClock: UInt64 = 0
     /// Called with each SQL text before it runs, so tests can record what executed.
     var trace: (@Sendable (String) -> Void)?
 
@@ -52,12 +55,27 @@ final class SQLiteConnection {
     func prepare(_ sql: String) throws -> SQLiteStatement {
         try checkOpen(sql)
         trace?(sql)
+        useClock &+= 1
         if let statement = statements[sql] {
+            statement.lastUse = useClock
             return statement
         }
         let statement = try SQLiteStatement(connection: self, sql: sql)
+        if statements.count >= Self.statementCacheCapacity { evictLeastRecentlyUsed() }
+        statement.lastUse = useClock
         statements[sql] = statement
         return statement
+    }
+
+    /// Drops the least recently used statement that is not stepping from the cache, which
+    /// finalizes it (one still held by a caller is finalized when that caller lets go).
+    /// A linear scan: it runs only when a new SQL text is prepared, next to which it is cheap.
+    private func evictLeastRecentlyUsed() {
+        var oldest: (sql: String, use: UInt64)?
+        for (sql, statement) in statements where sqlite3_stmt_busy(statement.handle) == 0 {
+            if statement.lastUse < oldest?.use ?? .max { oldest = (sql, statement.lastUse) }
+        }
+        if let oldest { statements.removeValue(forKey: oldest.sql) }
     }
 
     /// Runs one or more statements that take no parameters and return no rows.
@@ -98,6 +116,22 @@ final class SQLiteConnection {
             if result == nil { result = statement.value(0) }
         }
         return result
+    }
+
+    /// How many prepared statements a connection keeps at most: more than the SQL texts a
+    /// model's fetches, faults and saves use in a loop, few enough that a process running
+    /// ever new texts stays flat.
+    static let statementCacheCapacity = 64
+
+    /// Prepared statements alive on this connection, cached or not (`sqlite3_next_stmt`).
+    var preparedStatementCount: Int {
+        var count = 0
+        var statement = sqlite3_next_stmt(handle, nil)
+        while let current = statement {
+            count += 1
+            statement = sqlite3_next_stmt(handle, current)
+        }
+        return count
     }
 
     var changes: Int { Int(sqlite3_changes(handle)) }

@@ -8,6 +8,8 @@ final class SQLiteStatement {
     let handle: OpaquePointer
     let sql: String
     unowned let connection: SQLiteConnection
+    /// When the connection's cache last handed it out (its least recently used order).
+    var lastUse: UInt64 = 0
 
     init(connection: SQLiteConnection, sql: String) throws {
         var handle: OpaquePointer?

@@ -13,6 +13,8 @@ final class SQLiteStore {
     private(set) var layout: StoreLayout
     let identity: StoreIdentity
     let writer: SQLiteConnection
+    /// What reader connections open: the file's path, or a `file:` URI when read-only.
+    private let readerPath: String
     private(set) var metadata: StoreMetadata
     private let readerLock = NSLock()
     private var idleReaders: [SQLiteConnection] = []
@@ -22,7 +24,14 @@ final class SQLiteStore {
     }
 
     var isInMemory: Bool { url == nil }
+    /// Opened with `SQLITE_OPEN_READONLY`: writes throw `StoreError.readOnly`.
+    let isReadOnly: Bool
     private(set) var isClosed = false
+
+    /// Prepared statements alive on the writer and each idle reader (for tests).
+    func preparedStatementCounts() -> [Int] {
+        [writer.preparedStatementCount] + readerLock.withLock { idleReaders.map(\.preparedStatementCount) }
+    }
 
     /// Closes the writer and every reader; later uses throw. A reader in use is closed
     /// when it comes back.
@@ -37,27 +46,13 @@ final class SQLiteStore {
 
     /// Opens the store at `url` (creating it and its folder when missing), or an in-memory
     /// store when `url` is nil. Adds what a newer model needs (new entities, attributes and
-    /// relationships) when `migrate` is true.
-    init(model: ManagedObjectModel, url: URL?, migrate: Bool = true) throws {
+    /// relationships) when `migrate` is true. With `readOnly`, opens an existing store that
+    /// fits the model as it is, and writes nothing.
+    init(model: ManagedObjectModel, url: URL?, migrate: Bool = true, readOnly: Bool = false) throws {
         self.url = url
+        isReadOnly = readOnly
         self.model = model
-        let path: String
-        if let url {
-            path = url.path
-            let folder = url.deletingLastPathComponent()
-            do {
-                try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-            } catch {
-                throw StoreError(.cannotOpen, url: url, "cannot create the folder \(folder.path): \(error.localizedDescription)")
-            }
-        } else {
-            path = ":memory:"
-        }
-        do {
-            writer = try SQLiteConnection(path: path)
-        } catch let error as SQLiteError {
-            throw StoreError(.cannotOpen, url: url, "cannot open the database file; check that the path exists and is writable", underlying: error)
-        }
+        (writer, readerPath) = try StoreAccess.openWriter(url: url, readOnly: readOnly)
         do {
             _ = try writer.scalar("SELECT count(*) FROM sqlite_master")
             // Refuse a foreign database before anything (even the journal mode) is written.
@@ -65,23 +60,19 @@ final class SQLiteStore {
             if try !writer.tableExists("Z_METADATA"), tableCount != .integer(0) {
                 throw StoreError(.notACoreDataStore, url: url, "the database has tables but no Z_METADATA: it was not written by Core Data or ManagedRecord, so it is left untouched")
             }
-            if url != nil {
+            if url != nil && !readOnly {
                 try writer.execute("PRAGMA journal_mode = WAL")
             }
             try writer.execute("PRAGMA synchronous = NORMAL")
         } catch let error as SQLiteError {
-            switch error.primaryCode {
-            case SQLITE_NOTADB, SQLITE_CORRUPT:
-                throw StoreError(.notADatabase, url: url, "the file is not a SQLite database, or it is corrupt", underlying: error)
-            default:
-                throw StoreError(.cannotOpen, url: url, "cannot read or write the database (a read-only location?)", underlying: error)
-            }
+            throw StoreAccess.diagnose(error, url: url, readOnly: readOnly, fallback: StoreError(
+                .cannotOpen, url: url, "cannot read or write the database", underlying: error))
         }
 
-        let opened = try Self.openOrCreate(writer: writer, model: model, url: url, migrate: migrate)
+        let opened = try Self.openOrCreate(writer: writer, model: model, url: url, migrate: migrate, readOnly: readOnly)
         layout = opened.layout
         metadata = opened.metadata
-        identity = StoreIdentity.make(uuid: opened.metadata.uuid)
+        identity = StoreIdentity.of(uuid: opened.metadata.uuid, model: model)
     }
 
     // MARK: Readers
@@ -95,7 +86,7 @@ final class SQLiteStore {
             reader = idle
         } else {
             do {
-                reader = try SQLiteConnection(path: url.path, create: false)
+                reader = try SQLiteConnection(path: readerPath, readOnly: isReadOnly, create: false)
             } catch let error as SQLiteError {
                 throw StoreError(.cannotOpen, url: url, "cannot open a reader connection", underlying: error)
             }
@@ -111,10 +102,14 @@ final class SQLiteStore {
 
     // MARK: Opening
 
-    private static func openOrCreate(writer: SQLiteConnection, model: ManagedObjectModel, url: URL?, migrate: Bool) throws -> (layout: StoreLayout, metadata: StoreMetadata) {
+    private static func openOrCreate(writer: SQLiteConnection, model: ManagedObjectModel, url: URL?, migrate: Bool,
+                                     readOnly: Bool) throws -> (layout: StoreLayout, metadata: StoreMetadata) {
         do {
             if try writer.tableExists("Z_METADATA") {
-                return try openExisting(writer: writer, model: model, url: url, migrate: migrate)
+                return try openExisting(writer: writer, model: model, url: url, migrate: migrate, readOnly: readOnly)
+            }
+            if readOnly {
+                throw StoreError(.readOnly, url: url, "the database is empty, and a store opened with options: [.readOnly] cannot create Core Data's tables in it; open it without .readOnly once")
             }
             return try create(writer: writer, model: model)
         } catch let error as SQLiteError {
@@ -149,7 +144,8 @@ final class SQLiteStore {
         return result
     }
 
-    private static func openExisting(writer: SQLiteConnection, model: ManagedObjectModel, url: URL?, migrate: Bool) throws -> (layout: StoreLayout, metadata: StoreMetadata) {
+    private static func openExisting(writer: SQLiteConnection, model: ManagedObjectModel, url: URL?, migrate: Bool,
+                                     readOnly: Bool) throws -> (layout: StoreLayout, metadata: StoreMetadata) {
         var metadata = try readMetadata(writer: writer, url: url)
         var numbers: [String: Int64] = [:]
         var parents: [String: Int64] = [:]
@@ -207,6 +203,9 @@ final class SQLiteStore {
             // computed differently): use it as it is.
             return (layout, metadata)
         }
+        if readOnly {
+            throw StoreError(.readOnly, url: url, "the store needs migrating to this model (\(additions.count + newEntities.count) schema changes), which a store opened with options: [.readOnly] never does; open it once without .readOnly to migrate it, or read it with the model it was written with")
+        }
         guard migrate else {
             throw StoreError(.incompatibleModel, url: url, "the model has entities or properties the store lacks (\(additions.count) schema changes); open with migration enabled")
         }
@@ -252,7 +251,9 @@ final class SQLiteStore {
     /// Whether opening the store at `url` with `model` would change its schema.
     static func requiresMigration(model: ManagedObjectModel, url: URL) throws -> Bool {
         guard FileManager.default.fileExists(atPath: url.path) else { return false }
-        let connection = try SQLiteConnection(path: url.path, readOnly: true, create: false)
+        try StoreAccess.check(url, readOnly: true)
+        let connection = try StoreAccess.openReadOnly(url).connection
+        defer { connection.close() }
         guard try connection.tableExists("Z_METADATA") else { return false }
         let metadata = try readMetadata(writer: connection, url: url)
         return metadata.versionHashes != model.entityVersionHashesByName

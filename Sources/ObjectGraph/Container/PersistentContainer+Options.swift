@@ -1,0 +1,24 @@
+extension PersistentContainer {
+    /// How a container opens its store.
+    ///
+    /// For example, an archive in a folder the process cannot write:
+    ///
+    /// ```swift
+    /// let archive = try PersistentContainer(name: "Company", entities: entities, storeURL: url, options: [.readOnly])
+    /// let people = try archive.viewContext.fetch(FetchRequest<Employee>())   // reads work
+    /// try archive.viewContext.save()   // with changes: throws StoreError .readOnly, changes stay pending
+    /// ```
+    public struct Options: OptionSet, Sendable, Hashable {
+        /// The options as bits.
+        public let rawValue: Int
+        /// Options from their bits.
+        public init(rawValue: Int) { self.rawValue = rawValue }
+
+        /// Open the store for reading only (`SQLITE_OPEN_READONLY`): nothing is ever written,
+        /// not even the journal mode, a migration, `Z_METADATA` or `Z_PRIMARYKEY`. Works on a
+        /// store in a folder that cannot be written, and on a file that cannot be written.
+        /// The store must exist and fit the model as it is; a save or batch request that
+        /// would write throws ``StoreError`` `.readOnly` before touching the file.
+        public static let readOnly = Options(rawValue: 1 << 0)
+    }
+}
