@@ -26,6 +26,9 @@ struct EntitySpecification {
     /// Wrapper ordinals of the class's properties (own and inherited), by name.
     var ordinals: [String: Int32] = [:]
     var wrapperCount: Int32 = 0
+    /// What a model file says beyond the schema, for the entity and by property name.
+    var fileDetails = EntityFileDetails()
+    var propertyFileDetails: [String: PropertyFileDetails] = [:]
 }
 
 extension EntitySpecification {

@@ -75,7 +75,12 @@ public final class ManagedObjectModel: @unchecked Sendable {  // immutable after
 
         // Properties, parents before children so inherited slots come first.
         for entity in ordered {
-            try Self.buildProperties(of: entity, from: specsByName[entity.name]!)
+            let spec = specsByName[entity.name]!
+            try Self.buildProperties(of: entity, from: spec)
+            entity.fileDetails = spec.fileDetails
+            for property in entity.properties where property.entity === entity {
+                if let details = spec.propertyFileDetails[property.name] { property.fileDetails = details }
+            }
         }
         // Destinations and inverses.
         var declaredInverses: [(RelationshipDescription, String)] = []
@@ -115,7 +120,9 @@ public final class ManagedObjectModel: @unchecked Sendable {  // immutable after
         entityVersionHashesByName = hashes
         versionHash = VersionHash.of(modelHashes: hashes)
         var byClass: [ObjectIdentifier: EntityDescription] = [:]
-        for entity in ordered where entity.managedClass != ManagedObject.self {
+        // A class-less sub-entity of a model file shares its parent's class: the class
+        // names the topmost entity that has it.
+        for entity in ordered where entity.managedClass != ManagedObject.self && entity.superentity?.managedClass != entity.managedClass {
             byClass[ObjectIdentifier(entity.managedClass)] = entity
         }
         entityByClass = byClass
