@@ -17,8 +17,12 @@ public final class ManagedObjectModel: @unchecked Sendable {  // immutable after
     public let entities: [EntityDescription]
     /// Entities by name.
     public let entitiesByName: [String: EntityDescription]
-    /// Each entity's version hash, by entity name (what `Z_METADATA` stores).
+    /// Each entity's version hash, by entity name (what `Z_METADATA` stores): Core Data's
+    /// `NSEntityDescription.versionHash`, byte for byte.
     public let entityVersionHashesByName: [String: Data]
+    /// The hashes stores written by ManagedRecord before it computed Core Data's hashes hold
+    /// for this model; such a store needs no migration either.
+    let earlierEntityVersionHashesByName: [String: Data]
     /// A SHA-256 over every entity's hash: equal for models of the same shape.
     public let versionHash: Data
     /// Free-form identifiers stored with the store's metadata (`NSStoreModelVersionIdentifiers`).
@@ -112,11 +116,16 @@ public final class ManagedObjectModel: @unchecked Sendable {  // immutable after
             inverse.inverseRelationship = relationship
         }
 
-        for entity in ordered { entity.versionHash = VersionHash.of(entity) }
+        for entity in ordered { entity.versionHash = CoreDataVersionHash.of(entity) }
         entities = ordered
         entitiesByName = byName
         var hashes: [String: Data] = [:]
-        for entity in ordered { hashes[entity.name] = entity.versionHash }
+        var earlier: [String: Data] = [:]
+        for entity in ordered {
+            hashes[entity.name] = entity.versionHash
+            earlier[entity.name] = VersionHash.of(entity)
+        }
+        earlierEntityVersionHashesByName = earlier
         entityVersionHashesByName = hashes
         versionHash = VersionHash.of(modelHashes: hashes)
         var byClass: [ObjectIdentifier: EntityDescription] = [:]
@@ -173,13 +182,20 @@ public final class ManagedObjectModel: @unchecked Sendable {  // immutable after
         }
     }
 
+    /// Whether a store whose metadata holds `hashes` was written with this model (Core
+    /// Data's rule: every entity's version hash equal, no entity more or less).
+    func matchesStoreVersionHashes(_ hashes: [String: Data]) -> Bool {
+        hashes == entityVersionHashesByName || hashes == earlierEntityVersionHashesByName
+    }
+
     /// The entity whose class is `managedClass`, if it is in this model.
     public func entity(for managedClass: ManagedObject.Type) -> EntityDescription? {
         entityByClass[ObjectIdentifier(managedClass)]
     }
 }
 
-/// SHA-256 version hashes: stable across runs for the same shape.
+/// The version hashes ManagedRecord wrote before it computed Core Data's (still recognised
+/// in stores it wrote then), and the model-wide hash.
 enum VersionHash {
     static func of(_ entity: EntityDescription) -> Data {
         var text = "entity:\(entity.name);parent:\(entity.superentity?.name ?? "");abstract:\(entity.isAbstract)"

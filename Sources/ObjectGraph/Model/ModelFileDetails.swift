@@ -57,9 +57,17 @@ public struct PropertyFileDetails: Sendable, Hashable {
     /// A derived attribute's expression (`derivationExpression`). The store's value is read;
     /// the expression is kept, not evaluated (see docs/modelling.md).
     public var derivationExpression: String?
-    /// A relationship's minimum and maximum counts (0: no limit), as the file states them.
+    /// A relationship's minimum count, as the file states it (0: none).
     public var minCount = 0
-    public var maxCount = 0
+    /// A relationship's maximum count as the file states it (0: no limit); nil when the file
+    /// gives none (1 for a to-one, no limit for a to-many).
+    public var maxCount: Int?
+    /// "Allows External Storage" (`allowsExternalBinaryDataStorage`): part of the version hash;
+    /// the value itself is read from the column only.
+    public var allowsExternalBinaryDataStorage = false
+    /// "Preserve After Deletion" in persistent history (`preserveAfterDeletion`): part of the
+    /// version hash.
+    public var preservesValueInHistoryOnDeletion = false
     /// Whether the property is indexed (the older `indexed="YES"` flag).
     public var isIndexed = false
 }

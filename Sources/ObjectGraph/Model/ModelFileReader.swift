@@ -72,6 +72,8 @@ struct ModelFileReader {
         details.defaultValueString = element.attributes["defaultValueString"] ?? element.attributes["defaultDateTimeInterval"]
         details.valueTransformerName = element.attributes["valueTransformerName"]
         details.customClassName = element.attributes["customClassName"]
+        details.allowsExternalBinaryDataStorage = flag(element, "allowsExternalBinaryDataStorage")
+        details.preservesValueInHistoryOnDeletion = flag(element, "preserveAfterDeletion")
         if flag(element, "derived") { details.derivationExpression = element.attributes["derivationExpression"] ?? "" }
         var defaultValue: (() -> SlotValue)?
         if let text = details.defaultValueString {
@@ -92,8 +94,8 @@ struct ModelFileReader {
             throw error(element, "the relationship has no destinationEntity")
         }
         var details = propertyDetails(element)
-        details.minCount = Int(element.attributes["minCount"] ?? "0") ?? 0
-        details.maxCount = Int(element.attributes["maxCount"] ?? "0") ?? 0
+        details.minCount = try count(element, "minCount") ?? 0
+        details.maxCount = try count(element, "maxCount")
         let toMany = flag(element, "toMany")
         let kind: RelationshipKind = toMany ? (flag(element, "ordered") ? .orderedToMany : .toMany) : .toOne
         let rule: DeleteRule
@@ -107,7 +109,7 @@ struct ModelFileReader {
         if flag(element, "transient") { throw error(element, "transient relationships are not supported") }
         let property = EntitySpecification.Property.relationship(
             name: name, kind: kind, destination: destination, inverse: element.attributes["inverseName"],
-            deleteRule: rule, isOptional: flag(element, "optional") || toMany)
+            deleteRule: rule, isOptional: flag(element, "optional"))
         return (property, details)
     }
 
@@ -130,6 +132,12 @@ struct ModelFileReader {
             }
         }
         return info
+    }
+
+    private func count(_ element: ModelFileElement, _ name: String) throws -> Int? {
+        guard let text = element.attributes[name] else { return nil }
+        guard let value = Int(text), value >= 0 else { throw error(element, "\(name) \"\(text)\" is not a count") }
+        return value
     }
 
     private func flag(_ element: ModelFileElement, _ name: String) -> Bool {
