@@ -218,4 +218,58 @@ final class AppleStoreFileModelTests: StoreTestCase {
         XCTAssertEqual((try person.value(forKey: "favourite") as? ManagedObject)?.entity.name, "ExpensiveSportCar")
         XCTAssertEqual(try person.value(forKey: "savings") as? Decimal, Decimal(string: "1234.56"))
     }
+    // MARK: Data only in the -wal, and triggers that call Core Data's SQL functions
+
+    func testRowsThatAreOnlyInTheWriteAheadLogAreRead() throws {
+        let (_, original) = try open("CoreDataPlus", "SampleModel_V1.sqlite", model: "SampleModel.xcdatamodel-contents.xml")
+        let copied = directory.appendingPathComponent("wal-copy")
+        try FileManager.default.createDirectory(at: copied, withIntermediateDirectories: true)
+        do {
+            // An app still holding the store: the new row is in the -wal, not in the main file.
+            let app = try SQLiteFile(original, readOnly: false)
+            _ = try app.rows("PRAGMA wal_autocheckpoint = 0")
+            _ = try app.rows("INSERT INTO ZPERSON (Z_PK, Z_ENT, Z_OPT, ZFIRSTNAME, ZLASTNAME, ZID, ZUPDATEDAT) VALUES (21, 4, 1, 'Only', 'InWal', x'000000000000400080000000000000AA', 5.5)")
+            _ = try app.rows("UPDATE Z_PRIMARYKEY SET Z_MAX = 21 WHERE Z_ENT = 4")
+            for suffix in ["", "-wal"] {
+                try FileManager.default.copyItem(atPath: original.path + suffix, toPath: copied.appendingPathComponent("Store.sqlite").path + suffix)
+            }
+        }
+        let url = copied.appendingPathComponent("Store.sqlite")
+        XCTAssertGreaterThan(try FileManager.default.attributesOfItem(atPath: url.path + "-wal")[.size] as? Int ?? 0, 0)
+        let container = try PersistentContainer(name: "Wal", model: ManagedObjectModel(contentsOf: Fixtures.directory.appendingPathComponent("CoreDataPlus/SampleModel.xcdatamodel-contents.xml")), storeURL: url)
+        let context = container.viewContext
+        XCTAssertEqual(try all("Person", context).count, 21)
+        let only = try XCTUnwrap(all("Person", context, where: "lastName == %@", "InWal").first)
+        XCTAssertEqual(try only.value(forKey: "id") as? UUID, UUID(uuidString: "00000000-0000-4000-8000-0000000000AA"))
+        let next = try context.insertNewObject(forEntityName: "Person")
+        try next.setValue(UUID(), forKey: "id")
+        try next.setValue(Date(), forKey: "updatedAt")
+        try context.save()
+        XCTAssertEqual(next.objectID.primaryKey, 22, "keys continue after the Z_MAX that only the -wal holds")
+        try assertIntegrity(url)
+    }
+
+    func testATriggerCallingCoreDatasFunctionsFailsTheSaveAndLosesNothing() throws {
+        let (_, url) = try open("MigrationRevised", "CoreDataMigration_Example_3.sqlite", model: "v3.xcdatamodel-contents.xml")
+        do {
+            // The kind of trigger Core Data adds for a derived attribute.
+            let app = try SQLiteFile(url, readOnly: false)
+            _ = try app.rows("""
+                CREATE TRIGGER Z_DA_ZPOST_Post_hexColor_UPDATE AFTER UPDATE OF ZPOSTID ON ZPOST FOR EACH ROW BEGIN \
+                UPDATE ZPOST SET ZHEXCOLOR = upper(NEW.ZPOSTID) WHERE Z_PK = NEW.Z_PK; \
+                SELECT NSCoreDataDATriggerUpdatedAffectedObjectValue('ZPOST', Z_ENT, Z_PK, 'hexColor', ZHEXCOLOR) FROM ZPOST WHERE Z_PK = NEW.Z_PK; END
+                """)
+        }
+        let container = try PersistentContainer(name: "Triggers", model: ManagedObjectModel(contentsOf: Fixtures.directory.appendingPathComponent("MigrationRevised/v3.xcdatamodel-contents.xml")), storeURL: url)
+        let context = container.viewContext
+        let post = try XCTUnwrap(all("Post", context).first)
+        try post.setValue("abc", forKey: "postID")
+        XCTAssertThrowsError(try context.save()) { error in
+            XCTAssertTrue("\(error)".contains("NSCoreDataDATriggerUpdatedAffectedObjectValue"), "\(error)")
+        }
+        XCTAssertTrue(context.hasChanges, "the change stays pending")
+        XCTAssertEqual(try post.value(forKey: "postID") as? String, "abc")
+        XCTAssertEqual(try SQLiteFile(url).scalar("SELECT count(*) FROM ZPOST WHERE ZPOSTID = 'abc'"), .integer(0))
+        try assertIntegrity(url)
+    }
 }
