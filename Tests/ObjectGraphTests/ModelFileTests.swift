@@ -213,6 +213,9 @@ final class ModelFileTests: StoreTestCase {
         let unknownDestination = try failure("<model><entity name=\"A\"><relationship name=\"r\" destinationEntity=\"Z\"/></entity></model>")
         XCTAssertEqual(unknownDestination.code, .unknownDestination)
 
+        let compiled = try failure("bplist00\u{1}\u{2}")
+        XCTAssertTrue(compiled.message.contains("compiled model"), compiled.message)
+
         XCTAssertThrowsError(try ManagedObjectModel(contentsOf: directory.appendingPathComponent("Missing.xcdatamodeld"))) { error in
             XCTAssertEqual((error as? ModelError)?.code, .invalidModelFile)
         }

@@ -26,6 +26,9 @@ struct ModelFileElement {
         parser.delegate = builder
         parser.shouldResolveExternalEntities = false
         guard parser.parse(), let root = builder.root else {
+            if data.starts(with: Data("bplist".utf8)) || ["mom", "momd", "omo"].contains(file.pathExtension) {
+                throw ModelError(.invalidModelFile, "this is a compiled model (.mom), which cannot be read; use the .xcdatamodeld folder from the app's sources", file: file)
+            }
             let reason = parser.parserError.map { "\($0.localizedDescription)" } ?? "no root element"
             throw ModelError(.invalidModelFile, "the file is not well-formed XML (line \(parser.lineNumber)): \(reason)", file: file)
         }
