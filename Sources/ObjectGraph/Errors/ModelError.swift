@@ -19,6 +19,8 @@ public struct ModelError: Error, CustomStringConvertible, Sendable {
         /// An Xcode model file (`.xcdatamodeld`, `.xcdatamodel`, `contents`) cannot be read:
         /// it is missing, is not XML, or has an element this framework cannot load.
         public static let invalidModelFile = Code(name: "invalidModelFile")
+        /// A uniqueness constraint names something that is not a stored attribute.
+        public static let invalidUniquenessConstraint = Code(name: "invalidUniquenessConstraint")
         /// A Swift class given for an entity of a model file does not fit that entity.
         public static let classMismatch = Code(name: "classMismatch")
         public var description: String { name }

@@ -61,5 +61,12 @@ extension EntitySpecification {
         }
         for property in layout.propertiesByOrdinal.values { ordinals[property.name] = property.ordinal }
         wrapperCount = layout.wrapperCount
+        // Uniqueness constraints: the class's own `@Attribute(.unique)`s and its entity-level
+        // list (a subclass inherits the class property; its entity inherits the constraint).
+        for property in layout.ownProperties {
+            if case .attribute(let attribute) = property.blueprint, attribute.isUnique { fileDetails.uniquenessConstraints.append([property.name]) }
+        }
+        let declared = managedClass.uniquenessConstraints
+        if let parent, parent.uniquenessConstraints == declared {} else { fileDetails.uniquenessConstraints += declared }
     }
 }

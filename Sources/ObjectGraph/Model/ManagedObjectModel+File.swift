@@ -89,13 +89,13 @@ extension ManagedObjectModel {
         return try ModelFileReader(file: file).specifications(of: root)
     }
 
-    /// Uniqueness constraints and fetch indexes name properties of the entity (own or inherited).
+    /// Fetch indexes name properties of the entity (own or inherited); uniqueness constraints
+    /// are checked for every model when it is built.
     private func checkNamedProperties(file: URL) throws {
         for entity in entities {
-            let details = entity.fileDetails
-            let names = details.uniquenessConstraints.joined() + details.fetchIndexes.flatMap { $0.elements.map(\.property) }
+            let names = entity.fileDetails.fetchIndexes.flatMap { $0.elements.map(\.property) }
             if let missing = names.first(where: { entity.propertiesByName[$0] == nil }) {
-                throw ModelError(.invalidModelFile, entity: entity.name, "a uniqueness constraint or fetch index names \(missing), which is not a property of \(entity.name)",
+                throw ModelError(.invalidModelFile, entity: entity.name, "a fetch index names \(missing), which is not a property of \(entity.name)",
                                  file: file, element: "<entity name=\"\(entity.name)\">")
             }
         }

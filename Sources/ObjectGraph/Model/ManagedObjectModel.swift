@@ -23,6 +23,8 @@ public final class ManagedObjectModel: @unchecked Sendable {  // immutable after
     /// The hashes stores written by ManagedRecord before it computed Core Data's hashes hold
     /// for this model; such a store needs no migration either.
     let earlierEntityVersionHashesByName: [String: Data]
+    /// Entities that declare uniqueness constraints (their sub-entities share them).
+    let entitiesWithUniquenessConstraints: [EntityDescription]
     /// A SHA-256 over every entity's hash: equal for models of the same shape.
     public let versionHash: Data
     /// Free-form identifiers stored with the store's metadata (`NSStoreModelVersionIdentifiers`).
@@ -82,6 +84,12 @@ public final class ManagedObjectModel: @unchecked Sendable {  // immutable after
             let spec = specsByName[entity.name]!
             try Self.buildProperties(of: entity, from: spec)
             entity.fileDetails = spec.fileDetails
+            for name in spec.fileDetails.uniquenessConstraints.joined() {
+                guard let attribute = entity.propertiesByName[name] as? AttributeDescription, !attribute.isTransient else {
+                    throw ModelError(.invalidUniquenessConstraint, entity: entity.name, property: name,
+                                     "a uniqueness constraint names \(name), which is not a stored attribute of \(entity.name)")
+                }
+            }
             for property in entity.properties where property.entity === entity {
                 if let details = spec.propertyFileDetails[property.name] { property.fileDetails = details }
             }
@@ -126,6 +134,7 @@ public final class ManagedObjectModel: @unchecked Sendable {  // immutable after
             earlier[entity.name] = VersionHash.of(entity)
         }
         earlierEntityVersionHashesByName = earlier
+        entitiesWithUniquenessConstraints = ordered.filter { !$0.fileDetails.uniquenessConstraints.isEmpty }
         entityVersionHashesByName = hashes
         versionHash = VersionHash.of(modelHashes: hashes)
         var byClass: [ObjectIdentifier: EntityDescription] = [:]

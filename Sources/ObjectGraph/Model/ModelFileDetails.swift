@@ -12,7 +12,8 @@ public struct EntityFileDetails: Sendable, Hashable {
     public var renamingIdentifier: String?
     /// Xcode's "Version Hash Modifier".
     public var versionHashModifier: String?
-    /// Each constraint is a list of property names whose values together are unique.
+    /// Each constraint is a list of attribute names whose values together are unique (from
+    /// the file, or from `@Attribute(.unique)` and `class var uniquenessConstraints`).
     public var uniquenessConstraints: [[String]] = []
     /// The entity's fetch indexes.
     public var fetchIndexes: [FetchIndexDescription] = []
