@@ -38,6 +38,7 @@ struct SaveTransaction {
     }
 
     func run() throws -> Outcome {
+        try checkUniqueness()
         var outcome = Outcome()
         let blocks = try allocateKeys(&outcome.keys)
         var binder = SlotBinder(layout: layout, keys: outcome.keys)

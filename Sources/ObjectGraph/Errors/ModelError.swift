@@ -1,3 +1,5 @@
+import Foundation
+
 /// A model that cannot be built: a duplicate or unknown entity, a relationship whose
 /// destination or inverse is missing, an entity whose class is not in the model.
 public struct ModelError: Error, CustomStringConvertible, Sendable {
@@ -14,6 +16,13 @@ public struct ModelError: Error, CustomStringConvertible, Sendable {
         public static let unknownDestination = Code(name: "unknownDestination")
         /// A relationship's inverse does not exist or does not point back.
         public static let invalidInverse = Code(name: "invalidInverse")
+        /// An Xcode model file (`.xcdatamodeld`, `.xcdatamodel`, `contents`) cannot be read:
+        /// it is missing, is not XML, or has an element this framework cannot load.
+        public static let invalidModelFile = Code(name: "invalidModelFile")
+        /// A uniqueness constraint names something that is not a stored attribute.
+        public static let invalidUniquenessConstraint = Code(name: "invalidUniquenessConstraint")
+        /// A Swift class given for an entity of a model file does not fit that entity.
+        public static let classMismatch = Code(name: "classMismatch")
         public var description: String { name }
     }
 
@@ -25,17 +34,26 @@ public struct ModelError: Error, CustomStringConvertible, Sendable {
     public let property: String?
     /// What is wrong and what to do about it.
     public let message: String
+    /// The model file concerned, for ``Code/invalidModelFile``.
+    public let file: URL?
+    /// The element of the model file concerned (`<attribute name="price">`, line 12).
+    public let element: String?
 
-    init(_ code: Code, entity: String? = nil, property: String? = nil, _ message: String) {
+    init(_ code: Code, entity: String? = nil, property: String? = nil, _ message: String, file: URL? = nil, element: String? = nil) {
         self.code = code
         self.entity = entity
         self.property = property
         self.message = message
+        self.file = file
+        self.element = element
     }
 
     public var description: String {
         var subject = entity ?? "model"
         if let property { subject += ".\(property)" }
-        return "Model error (\(code)) in \(subject): \(message)"
+        var text = "Model error (\(code)) in \(subject)"
+        if let file { text += ", file \(file.path)" }
+        if let element { text += ", \(element)" }
+        return text + ": \(message)"
     }
 }

@@ -24,6 +24,9 @@ public final class EntityDescription: @unchecked Sendable, Hashable, CustomStrin
     /// A SHA-256 over the entity's name, parent and stored properties: the same shape gives
     /// the same hash, in every run.
     public internal(set) var versionHash = Data()
+    /// What a model file says beyond the schema: user info, renaming identifier, version
+    /// hash modifier, uniqueness constraints, fetch indexes, the class name Xcode recorded.
+    public internal(set) var fileDetails = EntityFileDetails()
 
     /// The root entity, stored for hashing object IDs (unowned: the model keeps it alive).
     unowned(unsafe) var rootStorage: EntityDescription?

@@ -26,6 +26,9 @@ struct EntitySpecification {
     /// Wrapper ordinals of the class's properties (own and inherited), by name.
     var ordinals: [String: Int32] = [:]
     var wrapperCount: Int32 = 0
+    /// What a model file says beyond the schema, for the entity and by property name.
+    var fileDetails = EntityFileDetails()
+    var propertyFileDetails: [String: PropertyFileDetails] = [:]
 }
 
 extension EntitySpecification {
@@ -58,5 +61,12 @@ extension EntitySpecification {
         }
         for property in layout.propertiesByOrdinal.values { ordinals[property.name] = property.ordinal }
         wrapperCount = layout.wrapperCount
+        // Uniqueness constraints: the class's own `@Attribute(.unique)`s and its entity-level
+        // list (a subclass inherits the class property; its entity inherits the constraint).
+        for property in layout.ownProperties {
+            if case .attribute(let attribute) = property.blueprint, attribute.isUnique { fileDetails.uniquenessConstraints.append([property.name]) }
+        }
+        let declared = managedClass.uniquenessConstraints
+        if let parent, parent.uniquenessConstraints == declared {} else { fileDetails.uniquenessConstraints += declared }
     }
 }

@@ -19,8 +19,14 @@ public final class ManagedObjectModel: @unchecked Sendable {  // immutable after
     public let entities: [EntityDescription]
     /// Entities by name.
     public let entitiesByName: [String: EntityDescription]
-    /// Each entity's version hash, by entity name (what `Z_METADATA` stores).
+    /// Each entity's version hash, by entity name (what `Z_METADATA` stores): Core Data's
+    /// `NSEntityDescription.versionHash`, byte for byte.
     public let entityVersionHashesByName: [String: Data]
+    /// The hashes stores written by ManagedRecord before it computed Core Data's hashes hold
+    /// for this model; such a store needs no migration either.
+    let earlierEntityVersionHashesByName: [String: Data]
+    /// Entities that declare uniqueness constraints (their sub-entities share them).
+    let entitiesWithUniquenessConstraints: [EntityDescription]
     /// A SHA-256 over every entity's hash: equal for models of the same shape.
     public let versionHash: Data
     /// Free-form identifiers stored with the store's metadata (`NSStoreModelVersionIdentifiers`).
@@ -60,14 +66,22 @@ public final class ManagedObjectModel: @unchecked Sendable {  // immutable after
         entities = ordered
         var byName: [String: EntityDescription] = [:]
         var hashes: [String: Data] = [:]
+        var earlier: [String: Data] = [:]
         var byClass: [ObjectIdentifier: EntityDescription] = [:]
         for entity in ordered {
             byName[entity.name] = entity
             hashes[entity.name] = entity.versionHash
-            if entity.managedClass != ManagedObject.self { byClass[ObjectIdentifier(entity.managedClass)] = entity }
+            earlier[entity.name] = VersionHash.of(entity)
+            // A class-less sub-entity of a model file shares its parent's class: the class
+            // names the topmost entity that has it.
+            if entity.managedClass != ManagedObject.self && entity.superentity?.managedClass != entity.managedClass {
+                byClass[ObjectIdentifier(entity.managedClass)] = entity
+            }
         }
         entitiesByName = byName
         entityVersionHashesByName = hashes
+        earlierEntityVersionHashesByName = earlier
+        entitiesWithUniquenessConstraints = ordered.filter { !$0.fileDetails.uniquenessConstraints.isEmpty }
         versionHash = VersionHash.of(modelHashes: hashes)
         entityByClass = byClass
     }
@@ -102,7 +116,18 @@ public final class ManagedObjectModel: @unchecked Sendable {  // immutable after
 
         // Properties, parents before children so inherited slots come first.
         for entity in ordered {
-            try Self.buildProperties(of: entity, from: specsByName[entity.name]!)
+            let spec = specsByName[entity.name]!
+            try Self.buildProperties(of: entity, from: spec)
+            entity.fileDetails = spec.fileDetails
+            for name in spec.fileDetails.uniquenessConstraints.joined() {
+                guard let attribute = entity.propertiesByName[name] as? AttributeDescription, !attribute.isTransient else {
+                    throw ModelError(.invalidUniquenessConstraint, entity: entity.name, property: name,
+                                     "a uniqueness constraint names \(name), which is not a stored attribute of \(entity.name)")
+                }
+            }
+            for property in entity.properties where property.entity === entity {
+                if let details = spec.propertyFileDetails[property.name] { property.fileDetails = details }
+            }
         }
         // Destinations and inverses.
         var declaredInverses: [(RelationshipDescription, String)] = []
@@ -134,7 +159,7 @@ public final class ManagedObjectModel: @unchecked Sendable {  // immutable after
             inverse.inverseRelationship = relationship
         }
 
-        for entity in ordered { entity.versionHash = VersionHash.of(entity) }
+        for entity in ordered { entity.versionHash = CoreDataVersionHash.of(entity) }
         return ordered
     }
 
@@ -183,13 +208,20 @@ public final class ManagedObjectModel: @unchecked Sendable {  // immutable after
         }
     }
 
+    /// Whether a store whose metadata holds `hashes` was written with this model (Core
+    /// Data's rule: every entity's version hash equal, no entity more or less).
+    func matchesStoreVersionHashes(_ hashes: [String: Data]) -> Bool {
+        hashes == entityVersionHashesByName || hashes == earlierEntityVersionHashesByName
+    }
+
     /// The entity whose class is `managedClass`, if it is in this model.
     public func entity(for managedClass: ManagedObject.Type) -> EntityDescription? {
         entityByClass[ObjectIdentifier(managedClass)]
     }
 }
 
-/// SHA-256 version hashes: stable across runs for the same shape.
+/// The version hashes ManagedRecord wrote before it computed Core Data's (still recognised
+/// in stores it wrote then), and the model-wide hash.
 enum VersionHash {
     static func of(_ entity: EntityDescription) -> Data {
         var text = "entity:\(entity.name);parent:\(entity.superentity?.name ?? "");abstract:\(entity.isAbstract)"

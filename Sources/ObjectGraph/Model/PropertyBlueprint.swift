@@ -15,14 +15,18 @@ struct AttributeBlueprint {
     /// Evaluated for each newly inserted object (so `UUID()` gives each its own).
     var defaultValue: () -> SlotValue
     var conversion: ValueConversion
+    /// Declared `@Attribute(.unique)`: a one-attribute uniqueness constraint.
+    var isUnique: Bool
 
     @usableFromInline
-    init(attributeType: AttributeType, isOptional: Bool, isTransient: Bool, defaultValue: @escaping () -> SlotValue, conversion: ValueConversion) {
+    init(attributeType: AttributeType, isOptional: Bool, isTransient: Bool, defaultValue: @escaping () -> SlotValue,
+         conversion: ValueConversion, isUnique: Bool = false) {
         self.attributeType = attributeType
         self.isOptional = isOptional
         self.isTransient = isTransient
         self.defaultValue = defaultValue
         self.conversion = conversion
+        self.isUnique = isUnique
     }
 }
 

@@ -14,6 +14,9 @@ public class PropertyDescription: @unchecked Sendable, CustomStringConvertible {
     let slot: Int
     /// The entity that declares the property (a superentity for inherited ones).
     public internal(set) unowned(unsafe) var entity: EntityDescription
+    /// What a model file says beyond the schema (user info, renaming identifier, version
+    /// hash modifier, transformer, derivation, counts); empty for Swift-declared properties.
+    public internal(set) var fileDetails = PropertyFileDetails()
 
     init(name: String, isOptional: Bool, isTransient: Bool, slot: Int, entity: EntityDescription) {
         self.name = name

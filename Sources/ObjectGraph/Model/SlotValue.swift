@@ -6,7 +6,7 @@ import OrderedCollections
 ///
 /// Plain numbers are stored unboxed; relationships hold object IDs, never objects, so that
 /// registered objects can be released and re-faulted without reference cycles.
-public enum SlotValue: Equatable, Sendable {
+public enum SlotValue: Hashable, Sendable {
     case null
     case int(Int64)
     case double(Double)

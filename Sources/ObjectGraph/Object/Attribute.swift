@@ -11,6 +11,7 @@ import Foundation
 ///     @Attribute var hired: Date? = nil             // optional: may be nil at save
 ///     @Attribute var badge: UUID = UUID()           // default evaluated per new object
 ///     @Attribute(.transient) var scratch: String? = nil
+///     @Attribute(.unique) var email: String? = nil  // no two employees share one
 /// }
 /// ```
 ///
@@ -53,7 +54,8 @@ public struct Attribute<Value, Codec: AttributeCodec>: OrdinalProperty where Cod
             isOptional: Codec.isOptional,
             isTransient: options.contains(.transient),
             defaultValue: { Codec.encode(defaultValue()) },
-            conversion: .codec(Codec.self)))
+            conversion: .codec(Codec.self),
+            isUnique: options.contains(.unique)))
     }
 
     @available(*, unavailable, message: "@Attribute can only be used on properties of ManagedObject subclasses")
@@ -99,4 +101,7 @@ public struct AttributeOptions: OptionSet, Sendable {
 
     /// Kept in memory and tracked, never stored: no column, not saved, reset on refresh.
     public static let transient = AttributeOptions(rawValue: 1 << 0)
+    /// No two objects of the entity (sub-entities included) may be saved with the same
+    /// non-nil value: a save that would is refused with a ``ConstraintConflictError``.
+    public static let unique = AttributeOptions(rawValue: 1 << 1)
 }

@@ -99,6 +99,12 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     /// Whether class-level fetches of this entity include objects of its sub-entities.
     open class var shouldFetchRequestsReturnSubentities: Bool { true }
 
+    /// The entity's uniqueness constraints: each a list of attribute names whose values
+    /// together no two objects may share (`[["firstName", "lastName"]]`). A save that would
+    /// break one throws a ``ConstraintConflictError``. For one attribute, `@Attribute(.unique)`
+    /// says the same.
+    open class var uniquenessConstraints: [[String]] { [] }
+
     /// The context the object is registered in, or nil (never inserted, or the context is gone).
     public var managedObjectContext: ManagedObjectContext? { context }
 

@@ -170,7 +170,7 @@ final class SQLiteStore {
             }
         }
         let layout = StoreLayout(model: model, numbers: numbers)
-        if metadata.versionHashes == model.entityVersionHashesByName && newEntities.isEmpty && problems.isEmpty {
+        if model.matchesStoreVersionHashes(metadata.versionHashes) && newEntities.isEmpty && problems.isEmpty {
             return (layout, metadata)
         }
 
@@ -199,8 +199,8 @@ final class SQLiteStore {
         let hashesDiffer = metadata.versionHashes != model.entityVersionHashesByName
         let needsWrite = !additions.isEmpty || !newEntities.isEmpty
         if !needsWrite {
-            // Same tables and columns (a store written by Apple's Core Data, whose hashes are
-            // computed differently): use it as it is.
+            // Same tables and columns although the hashes differ (a change that leaves the
+            // schema alone, such as an optional flag): use it as it is.
             return (layout, metadata)
         }
         if readOnly {
@@ -256,6 +256,6 @@ final class SQLiteStore {
         defer { connection.close() }
         guard try connection.tableExists("Z_METADATA") else { return false }
         let metadata = try readMetadata(writer: connection, url: url)
-        return metadata.versionHashes != model.entityVersionHashesByName
+        return !model.matchesStoreVersionHashes(metadata.versionHashes)
     }
 }

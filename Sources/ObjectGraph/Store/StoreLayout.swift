@@ -194,6 +194,7 @@ struct StoreLayout {
         for (join, ownerColumn, memberColumn, orderColumns) in joinTables {
             statements += joinTableStatements(join, ownerColumn, memberColumn, orderColumns)
         }
+        statements += uniqueIndexStatements()
         statements.append("CREATE TABLE Z_PRIMARYKEY (Z_ENT INTEGER PRIMARY KEY, Z_NAME VARCHAR, Z_SUPER INTEGER, Z_MAX INTEGER)")
         statements.append("CREATE TABLE Z_METADATA (Z_VERSION INTEGER PRIMARY KEY, Z_UUID VARCHAR(255), Z_PLIST BLOB)")
         statements.append("CREATE TABLE Z_MODELCACHE (Z_CONTENT BLOB)")
