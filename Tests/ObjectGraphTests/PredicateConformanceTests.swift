@@ -79,7 +79,7 @@ final class PredicateConformanceTests: QueryTestCase {
             Case("lastName BEGINSWITH[c] 's'", [], ["John", "Jane"]),
             Case("lastName BEGINSWITH[cd] 'å'", [], ["Ana"]),
             Case("lastName BEGINSWITH[d] 'A'", [], ["Ana"]),
-            Case("lastName BEGINSWITH ''", [], all),
+            Case("lastName BEGINSWITH ''", [], []),     // an empty prefix is never found (NSString.hasPrefix)
             Case("lastName ENDSWITH 'th'", [], ["John", "Jane"]),
             Case("lastName ENDSWITH[c] 'TH'", [], ["John", "Jane"]),
             Case("lastName ENDSWITH 'öm'", [], ["Ana"]),

@@ -133,9 +133,9 @@ enum PredicateEvaluator {
         case .equal: return equal(lhs, rhs)
         case .notEqual: return !equal(lhs, rhs)
         case .less: return order(lhs, rhs) == .orderedAscending
-        case .lessOrEqual: return order(lhs, rhs).map { $0 != .orderedDescending } ?? false
+        case .lessOrEqual: return order(lhs, rhs).map { $0 != .orderedDescending } ?? (lhs.isNull && rhs.isNull)
         case .greater: return order(lhs, rhs) == .orderedDescending
-        case .greaterOrEqual: return order(lhs, rhs).map { $0 != .orderedAscending } ?? false
+        case .greaterOrEqual: return order(lhs, rhs).map { $0 != .orderedAscending } ?? (lhs.isNull && rhs.isNull)
         default: return false
         }
     }

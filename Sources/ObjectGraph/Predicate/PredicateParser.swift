@@ -32,13 +32,11 @@ struct PredicateParser {
         self.arguments = arguments
     }
 
-    /// Parses the whole string; every argument must be used.
+    /// Parses the whole string. Arguments beyond those the specifiers take are ignored, as
+    /// `NSPredicate(format:)` ignores them (a quoted `'%@'` is text and takes none).
     mutating func parse() throws -> PredicateNode {
         let node = try parseOr()
         guard case .end = current.kind else { throw expected("AND, OR or the end of the predicate") }
-        if nextArgument < arguments.count {
-            throw FetchPredicateError(.argument, "\(arguments.count) arguments were given but \"\(format)\" uses \(nextArgument)", format: format)
-        }
         return node
     }
 
@@ -166,21 +164,22 @@ struct PredicateParser {
     private mutating func parseExpression() throws -> PredicateExpression {
         var expression = try parsePrimary()
         while accept(symbol: ".") != nil {
-            let key: String
+            let keys: [String]
             switch current.kind {
-            case .word(let word), .escapedWord(let word): key = word
-            case .collectionOperator(let name): key = "@" + name
+            case .word(let word), .escapedWord(let word): keys = [word]
+            case .collectionOperator(let name): keys = ["@" + name]
+            case .specifier("K"): keys = try keyArgument(at: current.position)     // owner.%K
             default: throw expected("a key after '.'")
             }
             advance()
             switch expression {
             case .keyPath(var path):
-                path.components.append(key)
+                path.components += keys
                 expression = .keyPath(path)
             case .subquery(let collection, let variable, let predicate, let trailing):
-                expression = .subquery(collection: collection, variable: variable, predicate: predicate, trailing: trailing + [key])
+                expression = .subquery(collection: collection, variable: variable, predicate: predicate, trailing: trailing + keys)
             default:
-                throw FetchPredicateError.syntax("a key path before '.\(key)'", at: tokens[position - 1].position, in: format)
+                throw FetchPredicateError.syntax("a key path before '.\(keys.joined(separator: "."))'", at: tokens[position - 1].position, in: format)
             }
         }
         return expression
@@ -242,15 +241,9 @@ struct PredicateParser {
     }
 
     private mutating func argumentExpression(_ specifier: Character, at offset: Int) throws -> PredicateExpression {
+        if specifier == "K" { return .keyPath(KeyPathExpression(variable: nil, components: try keyArgument(at: offset))) }
         let argument = try takeArgument(specifier)
         switch specifier {
-        case "K":
-            guard let key = argument as? String ?? (argument as? Substring).map(String.init) else {
-                throw FetchPredicateError(.argument, "%K at \(offset) takes a key path String, not \(argument.map { "\(type(of: $0))" } ?? "nil")",
-                                     position: offset, format: format)
-            }
-            let components = key.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
-            return .keyPath(KeyPathExpression(variable: nil, components: components))
         case "@":
             return .value(try PredicateValue.from(argument))
         case "s", "c":
@@ -263,6 +256,16 @@ struct PredicateParser {
                 throw FetchPredicateError(.argument, "%\(specifier) at \(offset) takes a number, not \(value.typeName)", position: offset, format: format)
             }
         }
+    }
+
+    /// The keys of a `%K` argument (`"department.name"` gives two), at any place in a key path.
+    private mutating func keyArgument(at offset: Int) throws -> [String] {
+        let argument = try takeArgument("K")
+        guard let key = argument as? String ?? (argument as? Substring).map(String.init) else {
+            throw FetchPredicateError(.argument, "%K at \(offset) takes a key path String, not \(argument.map { "\(type(of: $0))" } ?? "nil")",
+                                 position: offset, format: format)
+        }
+        return key.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
     }
 
     private mutating func parseSubquery() throws -> PredicateExpression {
