@@ -45,8 +45,7 @@ final class PredicateParserTests: QueryTestCase {
             ("SUBQUERY(reports, r, r.age > 3).@count > 0", 18, "a $variable"),
             ("SUBQUERY(reports, $r $r.age > 3).@count > 0", 21, "','"),
             ("name == 'x'; DROP TABLE ZQEMPLOYEE", 11, "a key, a value or an operator"),
-            ("age > 3 -- comment", 8, "AND, OR or the end"),
-            ("age > 3 /* x */", 8, "a key, a value or an operator"),
+            ("age > 3 /* x */", 9, "a key path or a value"),     // '/' divides; '*' has nothing to multiply
             ("age == $", 8, "a variable name"),
             ("name == 'x\\u12'", 12, "four hex digits"),
             ("department. == 'x'", 12, "a key after '.'"),
@@ -127,6 +126,7 @@ final class PredicateParserTests: QueryTestCase {
         XCTAssertEqual(nested?.key, "department.nam")
         XCTAssertEqual(bindingError("%K == 1", ["ZAGE"])?.code, .unknownKey)
         XCTAssertEqual(bindingError("age.value == 1")?.code, .unknownKey)
+        XCTAssertEqual(bindingError("age > 3 -- comment")?.code, .unknownKey, "3 - (-comment): arithmetic on an unknown key")
         XCTAssertEqual(bindingError("level == 2")?.code, .unknownKey, "level belongs to the sub-entity QManager")
         XCTAssertTrue(recorder.queries.isEmpty, "no SQL ran: \(recorder.queries)")
     }

@@ -67,6 +67,8 @@ enum PredicateEvaluator {
                 if !item.isNull { values.append(item) }
             }
             return aggregate(function, values)
+        case .function(let function, let arguments):
+            return function.apply(arguments.map { value($0, &scopes) })
         case .subqueryCount(let toMany, let element, let inner):
             var count: Int64 = 0
             for member in members(toMany, &scopes) {

@@ -83,6 +83,9 @@ indirect enum PredicateExpression: Sendable, Hashable, CustomStringConvertible {
     case aggregate([PredicateExpression])
     /// `SUBQUERY(collection, $variable, predicate)`, followed by `trailing` keys (`@count`).
     case subquery(collection: KeyPathExpression, variable: String, predicate: PredicateNode, trailing: [String])
+    /// A function by its Foundation name (`add:to:` for `+`, `lowercase:`, ...); the binder
+    /// checks the name and the arguments.
+    case function(String, [PredicateExpression])
 
     var description: String {
         switch self {
@@ -91,6 +94,11 @@ indirect enum PredicateExpression: Sendable, Hashable, CustomStringConvertible {
         case .aggregate(let items): return "{" + items.map(\.description).joined(separator: ", ") + "}"
         case .subquery(let collection, let variable, let predicate, let trailing):
             return "SUBQUERY(\(collection), $\(variable), \(predicate))" + trailing.map { "." + $0 }.joined()
+        case .function(let name, let arguments):
+            if let infix = PredicateFunction(rawValue: name)?.infix, arguments.count == 2 {
+                return "(\(arguments[0]) \(infix) \(arguments[1]))"
+            }
+            return name + "(" + arguments.map(\.description).joined(separator: ", ") + ")"
         }
     }
 }
@@ -133,6 +141,7 @@ extension PredicateExpression {
             }
             return self
         case .aggregate(let items): return .aggregate(items.map { $0.substituting(variables, bound: bound) })
+        case .function(let name, let arguments): return .function(name, arguments.map { $0.substituting(variables, bound: bound) })
         case .subquery(let collection, let variable, let predicate, let trailing):
             return .subquery(collection: collection, variable: variable,
                              predicate: predicate.substituting(variables, bound: bound.union([variable])), trailing: trailing)

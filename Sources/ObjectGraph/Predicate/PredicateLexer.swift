@@ -36,7 +36,8 @@ struct PredicateLexer {
     }
 
     static let symbols = ["==", "!=", "<>", "<=", "=<", ">=", "=>", "&&", "||",
-                          "=", "<", ">", "!", "(", ")", "{", "}", ",", ".", "[", "]", "-", "+"]
+                          "**",
+                          "=", "<", ">", "!", "(", ")", "{", "}", ",", ".", "[", "]", "-", "+", "*", "/"]
 
     mutating func tokenize() throws -> [PredicateToken] {
         var tokens: [PredicateToken] = []

@@ -99,7 +99,8 @@ struct PredicateParser {
 
     private mutating func parseNot() throws -> PredicateNode {
         if accept(keyword: "NOT") != nil || accept(symbol: "!") != nil { return .not(try parseNot()) }
-        if accept(symbol: "(") != nil {
+        if case .symbol("(") = current.kind, !opensExpression() {
+            advance()
             let node = try parseOr()
             try expect(symbol: ")")
             return node
@@ -159,9 +160,68 @@ struct PredicateParser {
         return options
     }
 
+    /// Whether the `(` at the current token opens an expression (`(age + 1) * 2 > 90`) rather
+    /// than a group of predicates: what follows its `)` continues an expression or compares.
+    private func opensExpression() -> Bool {
+        var depth = 0
+        for index in position..<tokens.count {
+            switch tokens[index].kind {
+            case .symbol("("): depth += 1
+            case .symbol(")"):
+                depth -= 1
+                guard depth == 0 else { continue }
+                let next = tokens[min(index + 1, tokens.count - 1)]
+                if case .symbol(let symbol) = next.kind {
+                    return ["==", "=", "!=", "<>", "<", "<=", "=<", ">", ">=", "=>", "+", "-", "*", "/", "**", ".", "["].contains(symbol)
+                }
+                guard let word = keyword(next) else { return false }
+                return ["BEGINSWITH", "ENDSWITH", "CONTAINS", "LIKE", "MATCHES", "IN", "BETWEEN"].contains(word)
+            case .end: return false
+            default: continue
+            }
+        }
+        return false
+    }
+
     // MARK: Expressions
 
+    /// `+` and `-`, then `*` and `/`, then `**`, then unary minus: each is a Foundation
+    /// function (`add:to:`, `from:subtract:`, `multiply:by:`, `divide:by:`, `raise:toPower:`).
     private mutating func parseExpression() throws -> PredicateExpression {
+        var lhs = try parseProduct()
+        while let symbol = accept(symbol: "+", "-") {
+            lhs = .function(symbol == "+" ? "add:to:" : "from:subtract:", [lhs, try parseProduct()])
+        }
+        return lhs
+    }
+
+    private mutating func parseProduct() throws -> PredicateExpression {
+        var lhs = try parsePower()
+        while let symbol = accept(symbol: "*", "/") {
+            lhs = .function(symbol == "*" ? "multiply:by:" : "divide:by:", [lhs, try parsePower()])
+        }
+        return lhs
+    }
+
+    private mutating func parsePower() throws -> PredicateExpression {
+        var lhs = try parseUnary()
+        while accept(symbol: "**") != nil { lhs = .function("raise:toPower:", [lhs, try parseUnary()]) }
+        return lhs
+    }
+
+    private mutating func parseUnary() throws -> PredicateExpression {
+        if accept(symbol: "+") != nil { return try parseUnary() }
+        guard accept(symbol: "-") != nil else { return try parsePostfix() }
+        let operand = try parseUnary()
+        switch operand {      // a negative literal stays a literal
+        case .value(.int(let v)) where v != .min: return .value(.int(-v))
+        case .value(.double(let v)): return .value(.double(-v))
+        case .value(.decimal(let v)): return .value(.decimal(-v))
+        default: return .function("from:subtract:", [.value(.int(0)), operand])
+        }
+    }
+
+    private mutating func parsePostfix() throws -> PredicateExpression {
         var expression = try parsePrimary()
         while accept(symbol: ".") != nil {
             let keys: [String]
@@ -194,16 +254,11 @@ struct PredicateParser {
         case .number(let value):
             advance()
             return .value(value)
-        case .symbol("-"), .symbol("+"):
+        case .symbol("("):
             advance()
-            guard case .number(let value) = current.kind else { throw expected("a number after '\(token.kind == .symbol("-") ? "-" : "+")'") }
-            advance()
-            guard token.kind == .symbol("-") else { return .value(value) }
-            switch value {
-            case .int(let v): return .value(.int(-v))
-            case .double(let v): return .value(.double(-v))
-            default: return .value(value)
-            }
+            let expression = try parseExpression()
+            try expect(symbol: ")")
+            return expression
         case .symbol("{"):
             advance()
             var items: [PredicateExpression] = []

@@ -189,6 +189,12 @@ struct PredicateSQLCompiler {
             case .min: return "(SELECT MIN(\(value)) FROM \(from) WHERE \(link))"
             case .max: return "(SELECT MAX(\(value)) FROM \(from) WHERE \(link))"
             }
+        case .function(let function, let arguments):
+            let values = arguments.map { self.operand($0, aliases) }
+            switch function {
+            case .add, .subtract, .multiply: return "(\(values[0]) \(function.infix!) \(values[1]))"
+            default: return "og_fn(\(function.code), \(values.joined(separator: ", ")))"
+            }
         case .subqueryCount(let toMany, let element, let inner):
             let (from, link, elementAliases) = source(toMany, element, aliases)
             return "(SELECT COUNT(*) FROM \(from) WHERE \(link) AND (\(compile(inner, aliases: elementAliases))))"
