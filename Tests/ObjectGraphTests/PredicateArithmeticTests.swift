@@ -6,8 +6,11 @@ import XCTest
 // - [PPG] Predicate Programming Guide, "Predicate Format String Syntax" / NSExpression:
 //   `+ - * / **` and unary minus are the functions add:to:, from:subtract:, multiply:by:,
 //   divide:by:, raise:toPower:.
-// - [GS] GNUstep libs-base Source/NSPredicate.m: `_eval__add:` ... compute on `doubleValue`,
-//   so `7 / 2` is 3.5 (no integer division) and `x / 0` is infinity.
+// - [NSE] Apple's NSExpression divides two integers as integers (`7 / 2` is 3; documented
+//   from experiments in github.com/daydreamboy/HelloProjects HelloNSExpression/README.md,
+//   "/ is integer division"); with a double operand it divides doubles, so `x / 0.0` is
+//   ±infinity (IEEE). GNUstep (Source/NSPredicate.m, `_eval__div:`) always uses doubles;
+//   Apple's answer is the one followed.
 // Items: abc (count 3, ratio 0.5, flags 5, 2 tags), wxyz (10, 1.5, 2), "" (-4, -2, 0),
 // Ünïcode (7, 3.0, 7), "x\n" (0, 0, 8).
 final class PredicateArithmeticTests: PredicateModelTestCase {
@@ -18,8 +21,11 @@ final class PredicateArithmeticTests: PredicateModelTestCase {
             PredicateCase("count + 1 == 4", [], ["abc"]),
             PredicateCase("count - 1 > 5", [], ["wxyz", "Ünïcode"]),
             PredicateCase("count * 2 == 20", [], ["wxyz"]),
-            PredicateCase("count / 2 == 1.5", [], ["abc"]),           // [GS] division on doubles
-            PredicateCase("count / 2 == 1", [], []),
+            PredicateCase("count / 2 == 1", [], ["abc"]),             // [NSE] integers divide as integers
+            PredicateCase("count / 2 == 1.5", [], []),
+            PredicateCase("count / 2.0 == 1.5", [], ["abc"]),
+            PredicateCase("-7 / 2 == -3", [], Self.all),              // toward zero, as C and SQLite
+            PredicateCase("count / 0 == nil", [], Self.all),          // integer division by zero: nil
             PredicateCase("count ** 2 == 49", [], ["Ünïcode"]),
             PredicateCase("2 ** count == 8", [], ["abc"]),
             PredicateCase("-count == 4", [], [""]),
@@ -30,7 +36,7 @@ final class PredicateArithmeticTests: PredicateModelTestCase {
             PredicateCase("count - 2 - 1 == 0", [], ["abc"]),         // left to right
             PredicateCase("((count + 1) * 2 > 15) AND count < 10", [], ["Ünïcode"]),
             PredicateCase("NOT (count + 1) * 2 > 15", [], Self.all.subtracting(["wxyz", "Ünïcode"])),
-            PredicateCase("count / 0 > 1000", [], ["abc", "wxyz", "Ünïcode"]),   // [GS] ±infinity; 0 / 0 is no number
+            PredicateCase("count / 0.0 > 1000", [], ["abc", "wxyz", "Ünïcode"]),   // ±infinity; 0 / 0.0 is no number
             PredicateCase("10 < count * 2", [], ["wxyz", "Ünïcode"]),
             PredicateCase("count > ratio * 4", [], ["abc", "wxyz", ""]),
             PredicateCase("1 + 2 == 3", [], Self.all),

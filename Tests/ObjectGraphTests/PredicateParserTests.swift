@@ -37,7 +37,8 @@ final class PredicateParserTests: QueryTestCase {
             ("name == \"open", 13, "a closing \""),
             ("age ==[x] 3", 7, "c, d or cd"),
             ("age ==[c 3", 9, "']'"),
-            ("age ~ 3", 4, "a key, a value or an operator"),
+            ("age ~ 3", 4, "a comparison operator"),     // ~ is a prefix operator (onesComplement:)
+            ("age ` 3", 4, "a key, a value or an operator"),
             ("AND age > 3", 0, "a key path or a value"),
             ("", 0, "a key path or a value"),
             ("age > 3 AND OR age < 2", 12, "a key path or a value"),

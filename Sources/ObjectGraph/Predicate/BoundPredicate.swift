@@ -97,6 +97,8 @@ indirect enum BoundOperand {
     case subqueryCount(BoundToMany, element: ScopeIndex, BoundNode)
     /// `age + 1`, `lowercase:(name)`: a function of single values.
     case function(PredicateFunction, [BoundOperand])
+    /// `TERNARY(predicate, then, else)`.
+    case ternary(BoundNode, BoundOperand, BoundOperand)
 }
 
 /// A bound predicate.

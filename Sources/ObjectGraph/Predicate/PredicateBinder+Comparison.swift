@@ -8,6 +8,9 @@ extension PredicateBinder {
     mutating func bindComparison(_ c: PredicateComparison) throws -> BoundNode {
         let lhs = try resolve(c.lhs)
         let rhs = try resolve(c.rhs)
+        if case .value(.list(let items)) = lhs {
+            if let node = try literalList(items, c, rhs) { return node }
+        }
         switch lhs {
         case .toMany(let toMany, let tail, let text):
             let quantifier = c.quantifier == .direct ? .any : c.quantifier
@@ -46,6 +49,26 @@ extension PredicateBinder {
             }
             return try compare(operand, kind, c.op, rhs, c.options, text: c)
         }
+    }
+
+    /// A literal list on the left: `ANY {1, 2} == count` is one comparison per element;
+    /// `{1, 2} == {1, 2}` compares the lists element by element (as NSArray's isEqual:).
+    private mutating func literalList(_ items: [PredicateValue], _ c: PredicateComparison, _ rhs: Resolved) throws -> BoundNode? {
+        if c.quantifier != .direct {
+            let parts = items.map { PredicateNode.comparison(PredicateComparison(lhs: .value($0), op: c.op, rhs: c.rhs, options: c.options)) }
+            switch c.quantifier {
+            case .all: return try bind(.and(parts))
+            case .none: return try bind(.not(.or(parts)))
+            default: return try bind(.or(parts))
+            }
+        }
+        guard case .value(.list(let others)) = rhs, c.op == .equal || c.op == .notEqual else { return nil }
+        var same = items.count == others.count
+        for (a, b) in zip(items, others) where same {
+            guard let (x, _) = Self.convert(a, to: .null), let (y, _) = Self.convert(b, to: .null) else { return nil }
+            same = c.options.isEmpty ? PredicateEvaluator.equal(x, y) : PredicateEvaluator.compare(x, .equal, y, c.options)
+        }
+        return .constant(same == (c.op == .equal))
     }
 
     private func requireDirect(_ c: PredicateComparison) throws {

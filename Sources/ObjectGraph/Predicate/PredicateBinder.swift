@@ -46,6 +46,8 @@ struct PredicateBinder {
             return .value(.list(values))
         case .keyPath(let path): return try resolve(path)
         case .function(let name, let arguments): return try resolveFunction(name, arguments)
+        case .ternary(let condition, let then, let otherwise): return try resolveTernary(condition, then, otherwise)
+        case .index(let base, let index): return try resolveIndex(base, index)
         case .subquery(let collection, let variable, let predicate, let trailing):
             guard case .toMany(let toMany, let tail, _) = try resolve(collection), tail.isEmpty else {
                 throw FetchPredicateError(.unsupported, "SUBQUERY needs a to-many key path, not '\(collection)'", entity: scopes[0].name, key: collection.description)

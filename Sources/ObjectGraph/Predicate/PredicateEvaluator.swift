@@ -69,6 +69,8 @@ enum PredicateEvaluator {
             return aggregate(function, values)
         case .function(let function, let arguments):
             return function.apply(arguments.map { value($0, &scopes) })
+        case .ternary(let condition, let then, let otherwise):
+            return value(evaluate(condition, &scopes) ? then : otherwise, &scopes)
         case .subqueryCount(let toMany, let element, let inner):
             var count: Int64 = 0
             for member in members(toMany, &scopes) {
@@ -107,7 +109,7 @@ enum PredicateEvaluator {
         return object.relatedObjects(toMany.relationship).filter { !$0.isDeleted }
     }
 
-    private static func aggregate(_ function: CollectionFunction, _ values: [SlotValue]) -> SlotValue {
+    static func aggregate(_ function: CollectionFunction, _ values: [SlotValue]) -> SlotValue {
         switch function {
         case .count: return .int(Int64(values.count))
         case .sum:

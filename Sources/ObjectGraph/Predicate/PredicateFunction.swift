@@ -1,22 +1,32 @@
 import Foundation
 
 /// The functions an expression can apply, by Foundation's `NSExpression` names. Arithmetic
-/// (`age + 1`, `salary / 2`, `2 ** 10`, `-age`) is these functions too, as in Foundation.
+/// (`age + 1`, `salary / 2`, `2 ** 10`, `-age`) and the bitwise operators (`flags & 4`) are
+/// these functions too, as in Foundation.
 ///
 /// ``apply(_:)`` is the one meaning of each: the in-memory evaluator calls it, and so does the
 /// SQLite function `og_fn` for the functions SQL cannot express exactly itself.
 enum PredicateFunction: String, CaseIterable, Sendable {
     case add = "add:to:", subtract = "from:subtract:", multiply = "multiply:by:", divide = "divide:by:"
-    case power = "raise:toPower:"
+    case power = "raise:toPower:", modulus = "modulus:by:"
+    case abs = "abs:", sqrt = "sqrt:", log = "log:", ln = "ln:", exp = "exp:"
+    case floor = "floor:", ceiling = "ceiling:", trunc = "trunc:"
+    case bitwiseAnd = "bitwiseAnd:with:", bitwiseOr = "bitwiseOr:with:", bitwiseXor = "bitwiseXor:with:"
+    case leftShift = "leftshift:by:", rightShift = "rightshift:by:", onesComplement = "onesComplement:"
+    case lowercase = "lowercase:", uppercase = "uppercase:"
 
     /// How many arguments the function takes.
     var arity: Int {
         switch self {
-        case .add, .subtract, .multiply, .divide, .power: return 2
+        case .add, .subtract, .multiply, .divide, .power, .modulus, .bitwiseAnd, .bitwiseOr, .bitwiseXor, .leftShift, .rightShift: return 2
+        default: return 1
         }
     }
 
-    /// The infix operator Foundation prints for the function, if it has one.
+    /// Whether it takes and gives strings (else numbers).
+    var isText: Bool { self == .lowercase || self == .uppercase }
+
+    /// The infix (or prefix, for `~`) operator Foundation prints for the function, if any.
     var infix: String? {
         switch self {
         case .add: return "+"
@@ -24,24 +34,57 @@ enum PredicateFunction: String, CaseIterable, Sendable {
         case .multiply: return "*"
         case .divide: return "/"
         case .power: return "**"
+        case .bitwiseAnd: return "&"
+        case .bitwiseOr: return "|"
+        case .bitwiseXor: return "^"
+        case .leftShift: return "<<"
+        case .rightShift: return ">>"
+        case .onesComplement: return "~"
+        default: return nil
         }
     }
 
     /// The code `og_fn` receives for the function.
     var code: Int32 { Int32(Self.allCases.firstIndex(of: self)!) }
 
-    /// The result for `arguments` (already checked to be numbers or nil): nil in, nil out.
-    /// Integer `+ - *` stay integers until they overflow, then become doubles (as SQLite
-    /// does); `/` and `**` are computed on doubles (as Foundation does: `7 / 2` is 3.5),
-    /// `x / 0` is ±infinity and `0 / 0` nil.
+    /// The result for `arguments` (already checked to be numbers, or strings for the string
+    /// functions, or nil): nil in, nil out. Integers stay integers for `+ - * / %` until they
+    /// overflow, then become doubles (as SQLite does); `/` of two integers divides as
+    /// integers (as Foundation's `divide:by:` does), by zero it gives nil; the bitwise
+    /// functions work on the 64-bit integer value.
     func apply(_ arguments: [SlotValue]) -> SlotValue {
         guard arguments.allSatisfy({ !$0.isNull }) else { return .null }
+        let a = arguments[0], b = arguments.count > 1 ? arguments[1] : .null
         switch self {
-        case .add: return Self.integer(arguments[0], arguments[1], { $0.addingReportingOverflow($1) }, +)
-        case .subtract: return Self.integer(arguments[0], arguments[1], { $0.subtractingReportingOverflow($1) }, -)
-        case .multiply: return Self.integer(arguments[0], arguments[1], { $0.multipliedReportingOverflow(by: $1) }, *)
-        case .divide: return Self.double(Self.number(arguments[0]) / Self.number(arguments[1]))
-        case .power: return Self.double(Foundation.pow(Self.number(arguments[0]), Self.number(arguments[1])))
+        case .add: return Self.integer(a, b, { $0.addingReportingOverflow($1) }, +)
+        case .subtract: return Self.integer(a, b, { $0.subtractingReportingOverflow($1) }, -)
+        case .multiply: return Self.integer(a, b, { $0.multipliedReportingOverflow(by: $1) }, *)
+        case .divide:
+            if case .int(0) = b { return .null }
+            return Self.integer(a, b, { $0.dividedReportingOverflow(by: $1) }, /)
+        case .modulus:
+            if case .int(0) = b { return .null }
+            return Self.integer(a, b, { $0.remainderReportingOverflow(dividingBy: $1) }, { Foundation.fmod($0, $1) })
+        case .power: return Self.double(Foundation.pow(Self.number(a), Self.number(b)))
+        case .abs:
+            if case .int(let v) = a { return v == .min ? .double(-Double(v)) : .int(Swift.abs(v)) }
+            return Self.double(Swift.abs(Self.number(a)))
+        case .sqrt: return Self.double(Foundation.sqrt(Self.number(a)))
+        case .log: return Self.double(Foundation.log10(Self.number(a)))
+        case .ln: return Self.double(Foundation.log(Self.number(a)))
+        case .exp: return Self.double(Foundation.exp(Self.number(a)))
+        case .floor, .ceiling, .trunc:
+            if case .int = a { return a }
+            let rule: FloatingPointRoundingRule = self == .floor ? .down : self == .ceiling ? .up : .towardZero
+            return Self.double(Self.number(a).rounded(rule))
+        case .bitwiseAnd: return .int(Self.bits(a) & Self.bits(b))
+        case .bitwiseOr: return .int(Self.bits(a) | Self.bits(b))
+        case .bitwiseXor: return .int(Self.bits(a) ^ Self.bits(b))
+        case .leftShift: return .int(Self.bits(a) << Self.bits(b))
+        case .rightShift: return .int(Self.bits(a) >> Self.bits(b))
+        case .onesComplement: return .int(~Self.bits(a))
+        case .lowercase: return PredicateEvaluator.text(a).map { .text($0.lowercased()) } ?? .null
+        case .uppercase: return PredicateEvaluator.text(a).map { .text($0.uppercased()) } ?? .null
         }
     }
 
@@ -58,4 +101,11 @@ enum PredicateFunction: String, CaseIterable, Sendable {
     private static func double(_ value: Double) -> SlotValue { value.isNaN ? .null : .double(value) }
 
     static func number(_ value: SlotValue) -> Double { PredicateEvaluator.number(value) ?? .nan }
+
+    /// The 64-bit integer a number stands for (a double is truncated, clamped to the range).
+    private static func bits(_ value: SlotValue) -> Int64 {
+        if case .int(let v) = value { return v }
+        let v = number(value)
+        return v.isNaN ? 0 : Int64(exactly: v.rounded(.towardZero)) ?? (v < 0 ? .min : .max)
+    }
 }

@@ -195,6 +195,9 @@ struct PredicateSQLCompiler {
             case .add, .subtract, .multiply: return "(\(values[0]) \(function.infix!) \(values[1]))"
             default: return "og_fn(\(function.code), \(values.joined(separator: ", ")))"
             }
+        case .ternary(let condition, let then, let otherwise):
+            let test = compile(condition, aliases: aliases)
+            return "(CASE WHEN COALESCE((\(test)), 0) THEN \(self.operand(then, aliases)) ELSE \(self.operand(otherwise, aliases)) END)"
         case .subqueryCount(let toMany, let element, let inner):
             let (from, link, elementAliases) = source(toMany, element, aliases)
             return "(SELECT COUNT(*) FROM \(from) WHERE \(link) AND (\(compile(inner, aliases: elementAliases))))"
