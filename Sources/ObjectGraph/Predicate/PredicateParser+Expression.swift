@@ -74,6 +74,8 @@ extension PredicateParser {
     }
 
     mutating func parseUnary() throws -> PredicateExpression {
+        try enterNesting()
+        defer { depth -= 1 }
         if accept(symbol: "+") != nil { return try parseUnary() }
         if accept(symbol: "~") != nil { return .function("onesComplement:", [try parseUnary()]) }
         guard accept(symbol: "-") != nil else { return try parsePostfix() }

@@ -19,6 +19,10 @@ struct PredicateParser {
     var position = 0
     var arguments: [Any?]
     var nextArgument = 0
+    /// How deeply `NOT`, `(`, unary operators and lists nest at the current token.
+    var depth = 0
+    /// Deeper nesting is refused: the parser, the binder and both back ends recurse on it.
+    static let maxDepth = 200
 
     static let keywords: Set<String> = [
         "AND", "OR", "NOT", "IN", "BETWEEN", "LIKE", "MATCHES", "BEGINSWITH", "ENDSWITH", "CONTAINS",
@@ -98,7 +102,17 @@ struct PredicateParser {
         return nodes.count == 1 ? nodes[0] : .and(nodes)
     }
 
+    /// Counts one more level of nesting, refusing more than ``maxDepth``; pair with `depth -= 1`.
+    mutating func enterNesting() throws {
+        depth += 1
+        if depth > Self.maxDepth {
+            throw FetchPredicateError.syntax("at most \(Self.maxDepth) levels of nesting (NOT, parentheses, lists, unary operators)", at: current.position, in: format)
+        }
+    }
+
     mutating func parseNot() throws -> PredicateNode {
+        try enterNesting()
+        defer { depth -= 1 }
         if accept(keyword: "NOT") != nil || accept(symbol: "!") != nil { return .not(try parseNot()) }
         if case .symbol("(") = current.kind, !opensExpression() {
             advance()
