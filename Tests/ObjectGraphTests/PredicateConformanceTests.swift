@@ -127,6 +127,7 @@ final class PredicateConformanceTests: QueryTestCase {
             Case("hired > %@", [Self.date(2019)], ["John", "Émile", "Ana"]),
             Case("hired < %@", [Self.date(2019)], ["Bob", "Mary"]),
             Case("hired BETWEEN %@", [[Self.date(2019), Self.date(2020)]], ["John", "Émile"]),
+            Case("hired >= CAST(599529600, 'NSDate')", [], ["John", "Ana"]),     // 2020-01-01: seconds since 2001 [PPG CAST]
             Case("badge == %@", [c.ana.badge], ["Ana"]),
             Case("badge IN %@", [[c.ana.badge, c.bob.badge]], ["Ana", "Bob"]),
             Case("badge != %@", [c.ana.badge], all.subtracting(["Ana"])),

@@ -8,6 +8,7 @@ extension PredicateBinder {
     mutating func resolveFunction(_ name: String, _ arguments: [PredicateExpression]) throws -> Resolved {
         let text = PredicateExpression.function(name, arguments).description
         if let aggregate = CollectionFunction(foundationName: name) { return try resolveAggregate(aggregate, arguments, text) }
+        if name.uppercased() == "CAST" || name == "castObject:toType:" { return try resolveCast(arguments, text) }
         if name == "now" {
             guard arguments.isEmpty else { throw functionError(.syntax, "now() takes no argument, in '\(text)'", text) }
             return .value(.date(Date()))
@@ -19,7 +20,7 @@ extension PredicateBinder {
         guard arguments.count == function.arity else {
             throw functionError(.syntax, "\(name) takes \(function.arity) argument\(function.arity == 1 ? "" : "s"), not \(arguments.count), in '\(text)'", text)
         }
-        let takes: ValueKind = function.isText ? .text : .number
+        let takes: ValueKind = function.takesText ? .text : .number
         var operands: [BoundOperand] = []
         for argument in arguments {
             let (operand, kind) = try singleValue(argument, of: text)
@@ -28,7 +29,7 @@ extension PredicateBinder {
             }
             operands.append(operand)
         }
-        return .operand(.function(function, operands), takes)
+        return .operand(.function(function, operands), function.givesText ? .text : .number)
     }
 
     /// `sum:`, `average:`, `min:`, `max:`, `count:` of a list (a constant) or of a to-many key
@@ -51,6 +52,32 @@ extension PredicateBinder {
         default:
             throw functionError(.typeMismatch, "\(function.foundationName) takes a collection ({1, 2}, an array argument or a to-many key path), in '\(text)'", text)
         }
+    }
+
+    /// `CAST(value, 'NSDate')` (seconds since 2001-01-01), `'NSNumber'`, `'NSString'`, of a constant.
+    private mutating func resolveCast(_ arguments: [PredicateExpression], _ text: String) throws -> Resolved {
+        guard arguments.count == 2, case .value(let type) = try resolve(arguments[1]), case .string(let typeName) = type else {
+            throw functionError(.syntax, "CAST takes a value and a class name ('NSDate', 'NSNumber', 'NSString'), in '\(text)'", text)
+        }
+        guard case .value(let value) = try resolve(arguments[0]) else {
+            throw functionError(.unsupported, "CAST converts a constant, not a key path, in '\(text)'", text)
+        }
+        switch (typeName, value) {
+        case ("NSDate", .int(let v)): return .value(.date(Date(timeIntervalSinceReferenceDate: Double(v))))
+        case ("NSDate", .double(let v)): return .value(.date(Date(timeIntervalSinceReferenceDate: v)))
+        case ("NSDate", .date): return .value(value)
+        case ("NSNumber", .string(let v)):
+            if let n = Int64(v.trimmingCharacters(in: .whitespaces)) { return .value(.int(n)) }
+            if let n = Double(v.trimmingCharacters(in: .whitespaces)) { return .value(.double(n)) }
+        case ("NSNumber", .int), ("NSNumber", .double), ("NSNumber", .decimal): return .value(value)
+        case ("NSNumber", .bool(let v)): return .value(.int(v ? 1 : 0))
+        case ("NSNumber", .date(let v)): return .value(.double(v.timeIntervalSinceReferenceDate))
+        case ("NSString", .string): return .value(value)
+        case ("NSString", .int(let v)): return .value(.string(String(v)))
+        case ("NSString", .double(let v)): return .value(.string(String(v)))
+        default: break
+        }
+        throw functionError(.typeMismatch, "CAST cannot make a \(typeName) of the \(value.typeName) \(value), in '\(text)'", text)
     }
 
     /// `TERNARY(predicate, then, else)`: both branches of one kind.

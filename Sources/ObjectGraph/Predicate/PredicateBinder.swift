@@ -126,6 +126,13 @@ struct PredicateBinder {
             }
             let isLast = index == components.count - 1
             if let attribute = property as? AttributeDescription {
+                if index == components.count - 2, components[index + 1] == "length", ValueKind(attribute.attributeType) == .text {
+                    // name.length: NSString's length (UTF-16 units), as Foundation's key-value coding gives it
+                    guard case .operand(let operand, _) = try resolve(Array(components.dropLast()), from: root, text: text) else {
+                        throw FetchPredicateError(.unsupported, "'\(text)' has no length", entity: rootEntity.name, key: text)
+                    }
+                    return .operand(.function(.length, [operand]), .number)
+                }
                 guard isLast else {
                     throw FetchPredicateError(.unknownKey, "\(entity.name).\(key) is an attribute; it has no key '\(components[index + 1])' (in '\(text)')", entity: entity.name, key: text)
                 }

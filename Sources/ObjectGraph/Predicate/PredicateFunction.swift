@@ -13,7 +13,7 @@ enum PredicateFunction: String, CaseIterable, Sendable {
     case floor = "floor:", ceiling = "ceiling:", trunc = "trunc:"
     case bitwiseAnd = "bitwiseAnd:with:", bitwiseOr = "bitwiseOr:with:", bitwiseXor = "bitwiseXor:with:"
     case leftShift = "leftshift:by:", rightShift = "rightshift:by:", onesComplement = "onesComplement:"
-    case lowercase = "lowercase:", uppercase = "uppercase:"
+    case lowercase = "lowercase:", uppercase = "uppercase:", length = "length:"
 
     /// How many arguments the function takes.
     var arity: Int {
@@ -23,8 +23,11 @@ enum PredicateFunction: String, CaseIterable, Sendable {
         }
     }
 
-    /// Whether it takes and gives strings (else numbers).
-    var isText: Bool { self == .lowercase || self == .uppercase }
+    /// Whether it takes strings (else numbers).
+    var takesText: Bool { self == .lowercase || self == .uppercase || self == .length }
+
+    /// Whether it gives a string (else a number).
+    var givesText: Bool { self == .lowercase || self == .uppercase }
 
     /// The infix (or prefix, for `~`) operator Foundation prints for the function, if any.
     var infix: String? {
@@ -85,6 +88,7 @@ enum PredicateFunction: String, CaseIterable, Sendable {
         case .onesComplement: return .int(~Self.bits(a))
         case .lowercase: return PredicateEvaluator.text(a).map { .text($0.lowercased()) } ?? .null
         case .uppercase: return PredicateEvaluator.text(a).map { .text($0.uppercased()) } ?? .null
+        case .length: return PredicateEvaluator.text(a).map { .int(Int64($0.utf16.count)) } ?? .null     // NSString's length
         }
     }
 

@@ -138,12 +138,13 @@ struct PredicateLexer {
 
     private mutating func number() throws -> PredicateValue {
         let start = index
-        if matches("0x") || matches("0X") {
+        for (prefix, radix, name) in [("x", 16, "hexadecimal"), ("o", 8, "octal"), ("b", 2, "binary")]
+        where matches("0" + prefix) || matches("0" + prefix.uppercased()) {     // 0x1F, 0o17, 0b101
             index += 2
             let digitsStart = index
             while index < characters.count, characters[index].isHexDigit { index += 1 }
-            guard let value = Int64(String(characters[digitsStart..<index]), radix: 16) else {
-                throw FetchPredicateError.syntax("hexadecimal digits", at: digitsStart, in: format)
+            guard let value = Int64(String(characters[digitsStart..<index]), radix: radix) else {
+                throw FetchPredicateError.syntax("\(name) digits", at: digitsStart, in: format)
             }
             return .int(value)
         }
