@@ -116,6 +116,12 @@ final class PredicateFunctionTests: PredicateModelTestCase {
             PredicateCase("NONE {3, 10} == count", [], Self.all.subtracting(["abc", "wxyz"])),
             PredicateCase("ANY {} == count", [], []),
             PredicateCase("ALL {} == count", [], Self.all),
+            PredicateCase("{1, 3, 7} CONTAINS count", [], ["abc", "Ünïcode"]),
+            PredicateCase("%@ CONTAINS name", [["abc", "q"]], ["abc"]),
+            PredicateCase("{1, 2, 3}.@count == count", [], ["abc"]),
+            PredicateCase("%@.@sum == count", [[3, 7]], ["wxyz"]),
+            PredicateCase("{7, 3}.@max == count", [], ["Ünïcode"]),
+            PredicateCase("{2, 4}.@avg == count", [], ["abc"]),
         ])
     }
 

@@ -62,6 +62,9 @@ extension PredicateBinder {
             default: return try bind(.or(parts))
             }
         }
+        if c.op == .contains {     // {1, 2} CONTAINS x: membership, as x IN {1, 2}
+            return try bind(.comparison(PredicateComparison(lhs: c.rhs, op: .in, rhs: c.lhs, options: c.options)))
+        }
         guard case .value(.list(let others)) = rhs, c.op == .equal || c.op == .notEqual else { return nil }
         var same = items.count == others.count
         for (a, b) in zip(items, others) where same {

@@ -108,6 +108,11 @@ extension PredicateParser {
             case .keyPath(var path):
                 path.components += keys
                 expression = .keyPath(path)
+            case .aggregate, .value(.list):     // {1, 2}.@sum
+                guard keys.count == 1, let name = Self.listOperators[keys[0].lowercased()] else {
+                    throw FetchPredicateError.syntax("@count, @sum, @avg, @min or @max after a list", at: tokens[position - 1].position, in: format)
+                }
+                expression = .function(name, [expression])
             case .subquery(let collection, let variable, let predicate, let trailing):
                 expression = .subquery(collection: collection, variable: variable, predicate: predicate, trailing: trailing + keys)
             default:
@@ -116,6 +121,9 @@ extension PredicateParser {
         }
         return expression
     }
+
+    /// Collection operators after a literal list or an array argument, as the list functions.
+    static let listOperators = ["@count": "count:", "@sum": "sum:", "@avg": "average:", "@min": "min:", "@max": "max:"]
 
     /// `FIRST`, `LAST`, `SIZE` or an index (a literal or an argument) and the closing `]`.
     mutating func parseIndex() throws -> PredicateIndex {
