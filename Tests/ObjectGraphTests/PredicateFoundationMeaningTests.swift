@@ -136,6 +136,9 @@ final class PredicateFoundationMeaningTests: PredicateModelTestCase {
             PredicateCase("note < note", [], []),
             PredicateCase("note >= name", [], [""]),
             PredicateCase("note < 'b'", [], ["", "x\n"]),
+            PredicateCase("note BETWEEN {nil, nil}", [], ["abc"]),
+            PredicateCase("note BETWEEN {nil, 'z'}", [], []),
+            PredicateCase("count BETWEEN %@", [[nil, 5]], []),
             PredicateCase("NOT note < 'b'", [], Self.all.subtracting(["", "x\n"])),
         ])
     }

@@ -147,6 +147,11 @@ extension PredicateBinder {
             guard case .list(let bounds) = right, bounds.count == 2 else {
                 throw FetchPredicateError(.typeMismatch, "BETWEEN takes two values, {low, high}, in '\(PredicateNode.comparison(c))'", entity: scopes[0].name, key: c.lhs.description)
             }
+            if bounds.contains(where: \.isNull) {     // x >= low AND x <= high, with nil's rules for each
+                return .and(zip([PredicateOperator.greaterOrEqual, .lessOrEqual], bounds).map { op, bound in
+                    bound.isNull ? .compare(lhs, .equal, .constant(.null), []) : .compare(lhs, op, .constant(bound), lhsKind == .text ? options : [])
+                })
+            }
         case .less, .lessOrEqual, .greater, .greaterOrEqual:
             if case .object = lhsKind {
                 throw FetchPredicateError(.typeMismatch, "\(op.rawValue) cannot order objects ('\(c.lhs)' is a \(lhsKind))", entity: scopes[0].name, key: c.lhs.description)
