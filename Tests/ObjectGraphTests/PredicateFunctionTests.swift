@@ -162,3 +162,28 @@ final class PredicateFunctionTests: PredicateModelTestCase {
         }
     }
 }
+
+extension PredicateFunctionTests {
+    /// [NSE] set expressions (NSExpression `unionSet`, `intersectSet`, `minusSet`, written
+    /// UNION, INTERSECT, MINUS) of collections, and median:. Expected values as in a public
+    /// Foundation self-test ("Foundation self-test for the isim runtime", found by code search):
+    /// `{1, 2} UNION {2, 3}` has 3 elements, INTERSECT gives {2}, MINUS {1}, median:({5, 1, 3})
+    /// is 3, modulus:by:(17, 5) is 2, 2 ** 10 is 1024, sqrt:(16) + abs:(-2) is 6.
+    func testSetExpressionsAndMedianOfConstantCollections() {
+        check([
+            PredicateCase("({1, 2} UNION {2, 3})[SIZE] == count", [], ["abc"]),
+            PredicateCase("count IN {1, 2} UNION {3, 10}", [], ["abc", "wxyz"]),
+            PredicateCase("count IN {3, 7, 10} INTERSECT %@", [[7, 10, 11]], ["wxyz", "Ünïcode"]),
+            PredicateCase("count IN {3, 7, 10} MINUS {7}", [], ["abc", "wxyz"]),
+            PredicateCase("({1, 2} INTERSECT {2, 3})[FIRST] == 2", [], Self.all),
+            PredicateCase("median:({5, 1, 3}) == count", [], ["abc"]),
+            PredicateCase("median:({10, 4}) == count", [], ["Ünïcode"]),
+            PredicateCase("modulus:by:(17, 5) == 2", [], Self.all),
+            PredicateCase("2 ** 10 == 1024", [], Self.all),
+            PredicateCase("sqrt:(16) + abs:(-2) == 6", [], Self.all),
+        ])
+        XCTAssertEqual(predicateError("count IN tags UNION {1}")?.code, .unsupported)
+        XCTAssertEqual(predicateError("stddev:({1, 2}) > 0")?.code, .unsupported)
+        XCTAssertEqual(predicateError("median:(tags.weight) > 0")?.code, .unsupported)
+    }
+}

@@ -9,6 +9,8 @@ extension PredicateBinder {
         let text = PredicateExpression.function(name, arguments).description
         if let aggregate = CollectionFunction(foundationName: name) { return try resolveAggregate(aggregate, arguments, text) }
         if name.uppercased() == "CAST" || name == "castObject:toType:" { return try resolveCast(arguments, text) }
+        if ["unionSet", "intersectSet", "minusSet"].contains(name) { return try resolveSet(name, arguments, text) }
+        if ["median:", "mode:", "stddev:"].contains(name) { return try resolveStatistic(name, arguments, text) }
         if name == "now" {
             guard arguments.isEmpty else { throw functionError(.syntax, "now() takes no argument, in '\(text)'", text) }
             return .value(.date(Date()))
@@ -78,6 +80,47 @@ extension PredicateBinder {
         default: break
         }
         throw functionError(.typeMismatch, "CAST cannot make a \(typeName) of the \(value.typeName) \(value), in '\(text)'", text)
+    }
+
+    /// `{1, 2} UNION {2, 3}`, `INTERSECT`, `MINUS` of constant collections: a collection
+    /// without repeats, in the order of first appearance.
+    private mutating func resolveSet(_ name: String, _ arguments: [PredicateExpression], _ text: String) throws -> Resolved {
+        guard case .value(.list(let a)) = try resolve(arguments[0]), case .value(.list(let b)) = try resolve(arguments[1]) else {
+            throw functionError(.unsupported, "UNION, INTERSECT and MINUS combine constant collections ({...} or array arguments), in '\(text)'", text)
+        }
+        func contains(_ list: [PredicateValue], _ value: PredicateValue) -> Bool {
+            guard let (x, _) = Self.convert(value, to: .null) else { return list.contains(value) }
+            return list.contains { Self.convert($0, to: .null).map { PredicateEvaluator.equal($0.0, x) } ?? false }
+        }
+        var result: [PredicateValue] = []
+        let candidates = name == "unionSet" ? a + b : a
+        for value in candidates where !contains(result, value) {
+            switch name {
+            case "intersectSet" where !contains(b, value), "minusSet" where contains(b, value): continue
+            default: result.append(value)
+            }
+        }
+        return .value(.list(result))
+    }
+
+    /// `median:` of a constant collection (the middle value, or the mean of the two middle
+    /// ones); `mode:` and `stddev:` are refused (Foundation's exact definitions are not
+    /// documented, so no answer is given rather than a possibly different one).
+    private mutating func resolveStatistic(_ name: String, _ arguments: [PredicateExpression], _ text: String) throws -> Resolved {
+        guard name == "median:", arguments.count == 1, case .value(.list(let values)) = try resolve(arguments[0]) else {
+            throw functionError(.unsupported, "\(name) is answered only as median: of a constant collection, in '\(text)'", text)
+        }
+        var numbers: [Double] = []
+        for value in values where value != .null {
+            guard let (stored, _) = Self.convert(value, to: .number), let number = PredicateEvaluator.number(stored) else {
+                throw functionError(.typeMismatch, "median: takes numbers, not the \(value.typeName) \(value), in '\(text)'", text)
+            }
+            numbers.append(number)
+        }
+        guard !numbers.isEmpty else { return .value(.null) }
+        numbers.sort()
+        let middle = numbers.count / 2
+        return .value(.double(numbers.count % 2 == 1 ? numbers[middle] : (numbers[middle - 1] + numbers[middle]) / 2))
     }
 
     /// `TERNARY(predicate, then, else)`: both branches of one kind.

@@ -32,7 +32,11 @@ extension PredicateParser {
     /// Loosest first: `|`, `^`, `&`, `<<` `>>`, `+` `-`, `*` `/`, `**`, then unary `-` `~`;
     /// each is a Foundation function (`bitwiseOr:with:`, ..., `add:to:`, `raise:toPower:`).
     mutating func parseExpression() throws -> PredicateExpression {
-        try parseBinary(level: 0)
+        var lhs = try parseBinary(level: 0)
+        while let word = accept(keyword: "UNION", "INTERSECT", "MINUS") {     // set expressions, loosest of all
+            lhs = .function(word.lowercased() + "Set", [lhs, try parseBinary(level: 0)])
+        }
+        return lhs
     }
 
     static let bitwiseLevels: [[String: String]] = [

@@ -27,7 +27,7 @@ struct PredicateParser {
     static let keywords: Set<String> = [
         "AND", "OR", "NOT", "IN", "BETWEEN", "LIKE", "MATCHES", "BEGINSWITH", "ENDSWITH", "CONTAINS",
         "ANY", "SOME", "ALL", "NONE", "NULL", "NIL", "TRUE", "FALSE", "YES", "NO", "SELF",
-        "TRUEPREDICATE", "FALSEPREDICATE", "SUBQUERY",
+        "TRUEPREDICATE", "FALSEPREDICATE", "SUBQUERY", "UNION", "INTERSECT", "MINUS",
     ]
 
     init(_ format: String, arguments: [Any?]) throws {
