@@ -95,6 +95,10 @@ indirect enum BoundOperand {
     case collection(CollectionFunction, BoundToMany, element: ScopeIndex, tail: BoundPath?)
     /// `SUBQUERY(reports, $r, predicate).@count`.
     case subqueryCount(BoundToMany, element: ScopeIndex, BoundNode)
+    /// `age + 1`, `lowercase:(name)`: a function of single values.
+    case function(PredicateFunction, [BoundOperand])
+    /// `TERNARY(predicate, then, else)`.
+    case ternary(BoundNode, BoundOperand, BoundOperand)
 }
 
 /// A bound predicate.

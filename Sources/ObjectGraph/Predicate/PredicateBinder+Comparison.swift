@@ -8,6 +8,9 @@ extension PredicateBinder {
     mutating func bindComparison(_ c: PredicateComparison) throws -> BoundNode {
         let lhs = try resolve(c.lhs)
         let rhs = try resolve(c.rhs)
+        if case .value(.list(let items)) = lhs {
+            if let node = try literalList(items, c, rhs) { return node }
+        }
         switch lhs {
         case .toMany(let toMany, let tail, let text):
             let quantifier = c.quantifier == .direct ? .any : c.quantifier
@@ -25,6 +28,8 @@ extension PredicateBinder {
                 defer { pop(nil) }
                 let (item, kind) = try elementOperand(tail, element, text)
                 return .quantified(.any, toMany, element: element, try compare(item, kind, .equal, .value(value), c.options, text: c))
+            case .operand(let operand, let kind) where c.op == .in && kind == .text:     // 'ab' IN name: a substring test
+                return try compare(operand, kind, .contains, .value(value), c.options, text: c)
             case .operand(let operand, let kind):
                 guard let flipped = Self.flipped(c.op) else {
                     throw FetchPredicateError(.unsupported, "put the key path on the left of \(c.op.rawValue) in '\(PredicateNode.comparison(c))'", entity: scopes[0].name, key: c.rhs.description)
@@ -44,6 +49,29 @@ extension PredicateBinder {
             }
             return try compare(operand, kind, c.op, rhs, c.options, text: c)
         }
+    }
+
+    /// A literal list on the left: `ANY {1, 2} == count` is one comparison per element;
+    /// `{1, 2} == {1, 2}` compares the lists element by element (as NSArray's isEqual:).
+    private mutating func literalList(_ items: [PredicateValue], _ c: PredicateComparison, _ rhs: Resolved) throws -> BoundNode? {
+        if c.quantifier != .direct {
+            let parts = items.map { PredicateNode.comparison(PredicateComparison(lhs: .value($0), op: c.op, rhs: c.rhs, options: c.options)) }
+            switch c.quantifier {
+            case .all: return try bind(.and(parts))
+            case .none: return try bind(.not(.or(parts)))
+            default: return try bind(.or(parts))
+            }
+        }
+        if c.op == .contains {     // {1, 2} CONTAINS x: membership, as x IN {1, 2}
+            return try bind(.comparison(PredicateComparison(lhs: c.rhs, op: .in, rhs: c.lhs, options: c.options)))
+        }
+        guard case .value(.list(let others)) = rhs, c.op == .equal || c.op == .notEqual else { return nil }
+        var same = items.count == others.count
+        for (a, b) in zip(items, others) where same {
+            guard let (x, _) = Self.convert(a, to: .null), let (y, _) = Self.convert(b, to: .null) else { return nil }
+            same = c.options.isEmpty ? PredicateEvaluator.equal(x, y) : PredicateEvaluator.compare(x, .equal, y, c.options)
+        }
+        return .constant(same == (c.op == .equal))
     }
 
     private func requireDirect(_ c: PredicateComparison) throws {
@@ -74,7 +102,7 @@ extension PredicateBinder {
 
     private func compare(_ lhs: BoundOperand, _ lhsKind: ValueKind, _ op: PredicateOperator, _ rhs: Resolved,
                          _ options: StringOptions, text c: PredicateComparison) throws -> BoundNode {
-        let right: BoundOperand
+        var right: BoundOperand
         let rightKind: ValueKind
         switch rhs {
         case .toMany:
@@ -89,7 +117,11 @@ extension PredicateBinder {
             rightKind = lhsKind
         case .value(let value):
             var (stored, kind) = try storedValue(value, for: lhsKind, c)
-            if op == .in { right = .list([stored]) } else { right = .constant(stored) }
+            if op == .in, kind == .text, lhsKind == .text || lhsKind == .null {
+                // `name IN 'wxyz'`: with a string on the right, IN is a substring test.
+                return .compare(.constant(stored), .contains, lhs, options)
+            }
+            if op == .in { right = .list([stored]) } else { right = .constant(Self.atPrecision(of: lhs, stored)) }
             if kind == .null { kind = lhsKind }
             rightKind = kind
         case .operand(let operand, let kind):
@@ -97,21 +129,36 @@ extension PredicateBinder {
                 throw FetchPredicateError(.typeMismatch, "'\(c.lhs)' is a \(lhsKind) and '\(c.rhs)' is a \(kind): they cannot be compared in '\(PredicateNode.comparison(c))'",
                                      entity: scopes[0].name, key: c.lhs.description)
             }
+            if op == .in, kind == .text { return .compare(operand, .contains, lhs, options) }     // name IN nickname
             right = operand
             rightKind = kind
         }
+        if case .list(let items) = right { right = .list(items.map { Self.atPrecision(of: lhs, $0) }) }
         switch op {
         case .beginsWith, .endsWith, .like, .matches, .contains:
             guard lhsKind == .text || lhsKind == .null, rightKind == .text || rightKind == .null else {
                 throw FetchPredicateError(.typeMismatch, "\(op.rawValue) compares strings, but '\(c.lhs)' is a \(lhsKind) and '\(c.rhs)' is a \(rightKind)", entity: scopes[0].name, key: c.lhs.description)
             }
+            if op == .matches, case .constant(.text(let pattern)) = right, !StringComparison.isValidPattern(pattern) {
+                throw FetchPredicateError(.syntax, "MATCHES needs an ICU regular expression; '\(pattern)' is not one (in '\(PredicateNode.comparison(c))')",
+                                          entity: scopes[0].name, key: c.lhs.description)
+            }
         case .between:
             guard case .list(let bounds) = right, bounds.count == 2 else {
                 throw FetchPredicateError(.typeMismatch, "BETWEEN takes two values, {low, high}, in '\(PredicateNode.comparison(c))'", entity: scopes[0].name, key: c.lhs.description)
             }
+            if bounds.contains(where: \.isNull) {     // x >= low AND x <= high, with nil's rules for each
+                return .and(zip([PredicateOperator.greaterOrEqual, .lessOrEqual], bounds).map { op, bound in
+                    bound.isNull ? .compare(lhs, .equal, .constant(.null), []) : .compare(lhs, op, .constant(bound), lhsKind == .text ? options : [])
+                })
+            }
         case .less, .lessOrEqual, .greater, .greaterOrEqual:
             if case .object = lhsKind {
                 throw FetchPredicateError(.typeMismatch, "\(op.rawValue) cannot order objects ('\(c.lhs)' is a \(lhsKind))", entity: scopes[0].name, key: c.lhs.description)
+            }
+            if case .constant(let value) = right, value.isNull {
+                // nil is never < or > anything; nil <= nil and nil >= nil hold (Foundation).
+                return op == .less || op == .greater ? .constant(false) : .compare(lhs, .equal, right, [])
             }
         case .in:
             guard case .list = right else {
@@ -121,6 +168,14 @@ extension PredicateBinder {
         }
         let keepsOptions = lhsKind == .text || rightKind == .text
         return .compare(lhs, op, right, keepsOptions ? options : [])
+    }
+
+    /// `value` rounded to a `Float` when `operand` is a `Float` attribute: the store keeps the
+    /// `Float` widened to a `Double`, so `score == 1.7` means `score == Float(1.7)`.
+    static func atPrecision(of operand: BoundOperand, _ value: SlotValue) -> SlotValue {
+        guard case .path(let path) = operand, case .attribute(let attribute) = path.terminal, attribute.attributeType == .float,
+              case .double(let v) = value else { return value }
+        return .double(Double(Float(v)))
     }
 
     /// `value` as stored for a key of `kind` (`.null` kind: the value's own natural form).

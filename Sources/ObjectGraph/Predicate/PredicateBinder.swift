@@ -6,12 +6,39 @@ import Foundation
 struct PredicateBinder {
     private(set) var scopes: [EntityDescription]
     private var variables: [String: ScopeIndex] = [:]
+    /// How deeply the SQL for the current node nests, in units of ``nestingBudget``.
+    private var nesting = 0
+    /// SQLite's parser refuses an expression nested about 100 grammar levels deep ("parser
+    /// stack overflow"); each construct is weighed by what its SQL costs there, and a
+    /// predicate over the budget is refused for both back ends alike. About 13 nested NOTs,
+    /// 18 nested AND/OR groups, 27 nested operators, 13 nested function calls or 4 nested
+    /// ANY/SUBQUERY fit.
+    static let nestingBudget = 56
+
+    /// Counts `cost` more levels of nesting for `node`; pair with `nesting -= cost`.
+    mutating func enterNesting(_ cost: Int, _ node: @autoclosure () -> String) throws {
+        nesting += cost
+        if nesting > Self.nestingBudget {
+            nesting -= cost
+            throw FetchPredicateError(.unsupported, "the predicate nests too deeply for SQLite (NOT, parentheses, operators, ANY/SUBQUERY) at '\(node())'; flatten it",
+                                      entity: scopes[0].name)
+        }
+    }
 
     init(entity: EntityDescription) {
         scopes = [entity]
     }
 
     mutating func bind(_ node: PredicateNode) throws -> BoundNode {
+        let cost: Int
+        switch node {
+        case .not: cost = 4
+        case .and, .or: cost = 3
+        case .comparison(let c): cost = c.quantifier == .direct ? 2 : 10
+        case .constant: cost = 0
+        }
+        try enterNesting(cost, node.description)
+        defer { nesting -= cost }
         switch node {
         case .constant(let value): return .constant(value)
         case .not(let inner): return .not(try bind(inner))
@@ -33,6 +60,18 @@ struct PredicateBinder {
     }
 
     mutating func resolve(_ expression: PredicateExpression) throws -> Resolved {
+        let cost: Int
+        switch expression {
+        case .value, .aggregate: cost = 0
+        case .keyPath(let path): cost = 5 * max(0, path.components.count - 1)
+        case .function(let name, _):     // SQLite's own + - * nest cheaper than a call of og_fn
+            cost = [.add, .subtract, .multiply].contains(PredicateFunction(rawValue: name)) ? 2 : 4
+        case .ternary: cost = 4
+        case .index: cost = 2
+        case .subquery: cost = 10
+        }
+        try enterNesting(cost, expression.description)
+        defer { nesting -= cost }
         switch expression {
         case .value(let value): return .value(value)
         case .aggregate(let items):
@@ -45,6 +84,9 @@ struct PredicateBinder {
             }
             return .value(.list(values))
         case .keyPath(let path): return try resolve(path)
+        case .function(let name, let arguments): return try resolveFunction(name, arguments)
+        case .ternary(let condition, let then, let otherwise): return try resolveTernary(condition, then, otherwise)
+        case .index(let base, let index): return try resolveIndex(base, index)
         case .subquery(let collection, let variable, let predicate, let trailing):
             guard case .toMany(let toMany, let tail, _) = try resolve(collection), tail.isEmpty else {
                 throw FetchPredicateError(.unsupported, "SUBQUERY needs a to-many key path, not '\(collection)'", entity: scopes[0].name, key: collection.description)
@@ -84,6 +126,13 @@ struct PredicateBinder {
             }
             let isLast = index == components.count - 1
             if let attribute = property as? AttributeDescription {
+                if index == components.count - 2, components[index + 1] == "length", ValueKind(attribute.attributeType) == .text {
+                    // name.length: NSString's length (UTF-16 units), as Foundation's key-value coding gives it
+                    guard case .operand(let operand, _) = try resolve(Array(components.dropLast()), from: root, text: text) else {
+                        throw FetchPredicateError(.unsupported, "'\(text)' has no length", entity: rootEntity.name, key: text)
+                    }
+                    return .operand(.function(.length, [operand]), .number)
+                }
                 guard isLast else {
                     throw FetchPredicateError(.unknownKey, "\(entity.name).\(key) is an attribute; it has no key '\(components[index + 1])' (in '\(text)')", entity: entity.name, key: text)
                 }

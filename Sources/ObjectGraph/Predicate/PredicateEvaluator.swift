@@ -33,16 +33,27 @@ enum PredicateEvaluator {
             return compare(left, op, value(rhs, &scopes), options)
         case .quantified(let quantifier, let toMany, let element, let inner):
             let elements = members(toMany, &scopes)
-            let matching: (ManagedObject) -> Bool = { member in
-                set(&scopes, element, member)
-                return evaluate(inner, &scopes)
-            }
-            switch quantifier {
-            case .all: return elements.allSatisfy(matching)
-            case .none: return !elements.contains(where: matching)
-            case .any, .direct: return elements.contains(where: matching)
+            return keeping(element, &scopes) { scopes in
+                let matching: (ManagedObject) -> Bool = { member in
+                    set(&scopes, element, member)
+                    return evaluate(inner, &scopes)
+                }
+                switch quantifier {
+                case .all: return elements.allSatisfy(matching)
+                case .none: return !elements.contains(where: matching)
+                case .any, .direct: return elements.contains(where: matching)
+                }
             }
         }
+    }
+
+    /// Runs `body`, then gives scope `index` back the object it held: a collection inside a
+    /// quantifier (`ANY tags.label IN tags.@max.label`) may range over the same index.
+    private static func keeping<T>(_ index: ScopeIndex, _ scopes: inout [ManagedObject?], _ body: (inout [ManagedObject?]) -> T) -> T {
+        let saved = index < scopes.count ? scopes[index] : nil
+        let result = body(&scopes)
+        set(&scopes, index, saved)
+        return result
     }
 
     private static func set(_ scopes: inout [ManagedObject?], _ index: ScopeIndex, _ object: ManagedObject?) {
@@ -60,20 +71,30 @@ enum PredicateEvaluator {
         case .collection(let function, let toMany, let element, let tail):
             let elements = members(toMany, &scopes)
             if function == .count { return .int(Int64(elements.count)) }
-            var values: [SlotValue] = []
-            for member in elements {
-                set(&scopes, element, member)
-                let item = value(tail!, scopes)
-                if !item.isNull { values.append(item) }
+            let values: [SlotValue] = keeping(element, &scopes) { scopes in
+                var values: [SlotValue] = []
+                for member in elements {
+                    set(&scopes, element, member)
+                    let item = value(tail!, scopes)
+                    if !item.isNull { values.append(item) }
+                }
+                return values
             }
             return aggregate(function, values)
+        case .function(let function, let arguments):
+            return function.apply(arguments.map { value($0, &scopes) })
+        case .ternary(let condition, let then, let otherwise):
+            return value(evaluate(condition, &scopes) ? then : otherwise, &scopes)
         case .subqueryCount(let toMany, let element, let inner):
-            var count: Int64 = 0
-            for member in members(toMany, &scopes) {
-                set(&scopes, element, member)
-                if evaluate(inner, &scopes) { count += 1 }
+            let elements = members(toMany, &scopes)
+            return keeping(element, &scopes) { scopes in
+                var count: Int64 = 0
+                for member in elements {
+                    set(&scopes, element, member)
+                    if evaluate(inner, &scopes) { count += 1 }
+                }
+                return .int(count)
             }
-            return .int(count)
         }
     }
 
@@ -105,7 +126,7 @@ enum PredicateEvaluator {
         return object.relatedObjects(toMany.relationship).filter { !$0.isDeleted }
     }
 
-    private static func aggregate(_ function: CollectionFunction, _ values: [SlotValue]) -> SlotValue {
+    static func aggregate(_ function: CollectionFunction, _ values: [SlotValue]) -> SlotValue {
         switch function {
         case .count: return .int(Int64(values.count))
         case .sum:
@@ -133,9 +154,9 @@ enum PredicateEvaluator {
         case .equal: return equal(lhs, rhs)
         case .notEqual: return !equal(lhs, rhs)
         case .less: return order(lhs, rhs) == .orderedAscending
-        case .lessOrEqual: return order(lhs, rhs).map { $0 != .orderedDescending } ?? false
+        case .lessOrEqual: return order(lhs, rhs).map { $0 != .orderedDescending } ?? (lhs.isNull && rhs.isNull)
         case .greater: return order(lhs, rhs) == .orderedDescending
-        case .greaterOrEqual: return order(lhs, rhs).map { $0 != .orderedAscending } ?? false
+        case .greaterOrEqual: return order(lhs, rhs).map { $0 != .orderedAscending } ?? (lhs.isNull && rhs.isNull)
         default: return false
         }
     }
@@ -150,6 +171,8 @@ enum PredicateEvaluator {
     /// kinds differ (numbers, text, bytes, objects).
     static func order(_ a: SlotValue, _ b: SlotValue) -> ComparisonResult? {
         if case .int(let x) = a, case .int(let y) = b { return x == y ? .orderedSame : (x < y ? .orderedAscending : .orderedDescending) }
+        if case .int(let x) = a, case .double(let y) = b { return exactOrder(x, y) }
+        if case .double(let x) = a, case .int(let y) = b { return exactOrder(y, x).map(Self.reversed) }
         if let x = number(a), let y = number(b) { return x == y ? .orderedSame : (x < y ? .orderedAscending : .orderedDescending) }
         if let x = text(a), let y = text(b) { return TextOrder.scalars(x, y) }
         if let x = bytes(a), let y = bytes(b) {
@@ -159,6 +182,22 @@ enum PredicateEvaluator {
             return x.key == y.key ? .orderedSame : (x.key < y.key ? .orderedAscending : .orderedDescending)
         }
         return nil
+    }
+
+    /// An integer against a double without rounding the integer, as SQLite compares them
+    /// (`9223372036854775807 < 9.223372036854776e18`); nil for NaN.
+    static func exactOrder(_ x: Int64, _ y: Double) -> ComparisonResult? {
+        if y.isNaN { return nil }
+        if y >= 9_223_372_036_854_775_808.0 { return .orderedAscending }
+        if y < -9_223_372_036_854_775_808.0 { return .orderedDescending }
+        let whole = Int64(y.rounded(.towardZero))
+        if x != whole { return x < whole ? .orderedAscending : .orderedDescending }
+        let fraction = y - y.rounded(.towardZero)
+        return fraction > 0 ? .orderedAscending : fraction < 0 ? .orderedDescending : .orderedSame
+    }
+
+    private static func reversed(_ order: ComparisonResult) -> ComparisonResult {
+        order == .orderedAscending ? .orderedDescending : order == .orderedDescending ? .orderedAscending : .orderedSame
     }
 
     static func number(_ value: SlotValue) -> Double? {

@@ -83,6 +83,13 @@ indirect enum PredicateExpression: Sendable, Hashable, CustomStringConvertible {
     case aggregate([PredicateExpression])
     /// `SUBQUERY(collection, $variable, predicate)`, followed by `trailing` keys (`@count`).
     case subquery(collection: KeyPathExpression, variable: String, predicate: PredicateNode, trailing: [String])
+    /// A function by its Foundation name (`add:to:` for `+`, `lowercase:`, ...); the binder
+    /// checks the name and the arguments.
+    case function(String, [PredicateExpression])
+    /// `TERNARY(predicate, then, else)`.
+    case ternary(PredicateNode, PredicateExpression, PredicateExpression)
+    /// `collection[FIRST]`, `[LAST]`, `[SIZE]`, `[n]`.
+    case index(PredicateExpression, PredicateIndex)
 
     var description: String {
         switch self {
@@ -91,6 +98,14 @@ indirect enum PredicateExpression: Sendable, Hashable, CustomStringConvertible {
         case .aggregate(let items): return "{" + items.map(\.description).joined(separator: ", ") + "}"
         case .subquery(let collection, let variable, let predicate, let trailing):
             return "SUBQUERY(\(collection), $\(variable), \(predicate))" + trailing.map { "." + $0 }.joined()
+        case .function(let name, let arguments):
+            if let infix = PredicateFunction(rawValue: name)?.infix {
+                if arguments.count == 2 { return "(\(arguments[0]) \(infix) \(arguments[1]))" }
+                if arguments.count == 1 { return "\(infix)\(arguments[0])" }
+            }
+            return name + "(" + arguments.map(\.description).joined(separator: ", ") + ")"
+        case .ternary(let condition, let then, let otherwise): return "TERNARY(\(condition), \(then), \(otherwise))"
+        case .index(let base, let index): return "\(base)[\(index)]"
         }
     }
 }
@@ -133,9 +148,29 @@ extension PredicateExpression {
             }
             return self
         case .aggregate(let items): return .aggregate(items.map { $0.substituting(variables, bound: bound) })
+        case .function(let name, let arguments): return .function(name, arguments.map { $0.substituting(variables, bound: bound) })
+        case .ternary(let condition, let then, let otherwise):
+            return .ternary(condition.substituting(variables, bound: bound), then.substituting(variables, bound: bound),
+                            otherwise.substituting(variables, bound: bound))
+        case .index(let base, let index): return .index(base.substituting(variables, bound: bound), index)
         case .subquery(let collection, let variable, let predicate, let trailing):
             return .subquery(collection: collection, variable: variable,
                              predicate: predicate.substituting(variables, bound: bound.union([variable])), trailing: trailing)
+        }
+    }
+}
+
+/// The subscript of `collection[...]`.
+enum PredicateIndex: Sendable, Hashable, CustomStringConvertible {
+    case first, last, size
+    case at(Int64)
+
+    var description: String {
+        switch self {
+        case .first: return "FIRST"
+        case .last: return "LAST"
+        case .size: return "SIZE"
+        case .at(let n): return String(n)
         }
     }
 }

@@ -5,6 +5,8 @@ struct PredicateToken: Equatable {
     enum Kind: Equatable {
         /// A bare word: a key or a keyword (keywords are matched case-insensitively).
         case word(String)
+        /// A Foundation function name with its colons: `lowercase:`, `add:to:`.
+        case selector(String)
         /// A word after `#`: always a key, even when it spells a keyword.
         case escapedWord(String)
         /// `@count`, `@sum`, ...
@@ -35,8 +37,9 @@ struct PredicateLexer {
         self.characters = Array(format)
     }
 
-    static let symbols = ["==", "!=", "<>", "<=", "=<", ">=", "=>", "&&", "||",
-                          "=", "<", ">", "!", "(", ")", "{", "}", ",", ".", "[", "]", "-", "+"]
+    static let symbols = ["==", "!=", "<>", "<<", ">>", "<=", "=<", ">=", "=>", "&&", "||",
+                          "**", "&", "|", "^", "~",
+                          "=", "<", ">", "!", "(", ")", "{", "}", ",", ".", "[", "]", "-", "+", "*", "/"]
 
     mutating func tokenize() throws -> [PredicateToken] {
         var tokens: [PredicateToken] = []
@@ -57,7 +60,17 @@ struct PredicateLexer {
         let c = characters[index]
         if c == "\"" || c == "'" { return PredicateToken(kind: .string(try quoted(c)), position: start) }
         if c.isASCII && c.isNumber { return PredicateToken(kind: .number(try number()), position: start) }
-        if isWordStart(c) { return PredicateToken(kind: .word(word()), position: start) }
+        if isWordStart(c) {
+            let name = word()
+            guard index < characters.count, characters[index] == ":" else { return PredicateToken(kind: .word(name), position: start) }
+            var selector = name
+            while index < characters.count, characters[index] == ":" {     // add:to:
+                index += 1
+                selector += ":"
+                if index < characters.count, isWordStart(characters[index]) { selector += word() }
+            }
+            return PredicateToken(kind: .selector(selector), position: start)
+        }
         if c == "#" || c == "@" || c == "$" {
             index += 1
             guard index < characters.count, isWordStart(characters[index]) else {
@@ -125,12 +138,13 @@ struct PredicateLexer {
 
     private mutating func number() throws -> PredicateValue {
         let start = index
-        if matches("0x") || matches("0X") {
+        for (prefix, radix, name) in [("x", 16, "hexadecimal"), ("o", 8, "octal"), ("b", 2, "binary")]
+        where matches("0" + prefix) || matches("0" + prefix.uppercased()) {     // 0x1F, 0o17, 0b101
             index += 2
             let digitsStart = index
             while index < characters.count, characters[index].isHexDigit { index += 1 }
-            guard let value = Int64(String(characters[digitsStart..<index]), radix: 16) else {
-                throw FetchPredicateError.syntax("hexadecimal digits", at: digitsStart, in: format)
+            guard let value = Int64(String(characters[digitsStart..<index]), radix: radix) else {
+                throw FetchPredicateError.syntax("\(name) digits", at: digitsStart, in: format)
             }
             return .int(value)
         }

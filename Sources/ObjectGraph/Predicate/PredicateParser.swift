@@ -10,19 +10,24 @@ import Foundation
 /// and        := not (("AND" | "&&") not)*
 /// not        := ("NOT" | "!") not | "(" predicate ")" | TRUEPREDICATE | FALSEPREDICATE | comparison
 /// comparison := [ANY | SOME | ALL | NONE] expression operator ["[" c|d|cd "]"] expression
-/// expression := value | keypath | "{" expression, ... "}" | SUBQUERY(keypath, $var, predicate)
+/// expression := arithmetic and bitwise operators over values, key paths, "{...}" lists,
+///               function calls, TERNARY, SUBQUERY and subscripts (PredicateParser+Expression)
 /// ```
 struct PredicateParser {
-    private let format: String
-    private let tokens: [PredicateToken]
-    private var position = 0
-    private var arguments: [Any?]
-    private var nextArgument = 0
+    let format: String
+    let tokens: [PredicateToken]
+    var position = 0
+    var arguments: [Any?]
+    var nextArgument = 0
+    /// How deeply `NOT`, `(`, unary operators and lists nest at the current token.
+    var depth = 0
+    /// Deeper nesting is refused: the parser, the binder and both back ends recurse on it.
+    static let maxDepth = 200
 
     static let keywords: Set<String> = [
         "AND", "OR", "NOT", "IN", "BETWEEN", "LIKE", "MATCHES", "BEGINSWITH", "ENDSWITH", "CONTAINS",
         "ANY", "SOME", "ALL", "NONE", "NULL", "NIL", "TRUE", "FALSE", "YES", "NO", "SELF",
-        "TRUEPREDICATE", "FALSEPREDICATE", "SUBQUERY",
+        "TRUEPREDICATE", "FALSEPREDICATE", "SUBQUERY", "UNION", "INTERSECT", "MINUS",
     ]
 
     init(_ format: String, arguments: [Any?]) throws {
@@ -32,23 +37,21 @@ struct PredicateParser {
         self.arguments = arguments
     }
 
-    /// Parses the whole string; every argument must be used.
+    /// Parses the whole string. Arguments beyond those the specifiers take are ignored, as
+    /// `NSPredicate(format:)` ignores them (a quoted `'%@'` is text and takes none).
     mutating func parse() throws -> PredicateNode {
         let node = try parseOr()
         guard case .end = current.kind else { throw expected("AND, OR or the end of the predicate") }
-        if nextArgument < arguments.count {
-            throw FetchPredicateError(.argument, "\(arguments.count) arguments were given but \"\(format)\" uses \(nextArgument)", format: format)
-        }
         return node
     }
 
     // MARK: Tokens
 
-    private var current: PredicateToken { tokens[position] }
+    var current: PredicateToken { tokens[position] }
 
-    private mutating func advance() { if position < tokens.count - 1 { position += 1 } }
+    mutating func advance() { if position < tokens.count - 1 { position += 1 } }
 
-    private func keyword(_ token: PredicateToken) -> String? {
+    func keyword(_ token: PredicateToken) -> String? {
         if case .word(let word) = token.kind {
             let upper = word.uppercased()
             if Self.keywords.contains(upper) { return upper }
@@ -56,27 +59,27 @@ struct PredicateParser {
         return nil
     }
 
-    private mutating func accept(keyword names: String...) -> String? {
+    mutating func accept(keyword names: String...) -> String? {
         guard let word = keyword(current), names.contains(word) else { return nil }
         advance()
         return word
     }
 
-    private mutating func accept(symbol names: String...) -> String? {
+    mutating func accept(symbol names: String...) -> String? {
         guard case .symbol(let symbol) = current.kind, names.contains(symbol) else { return nil }
         advance()
         return symbol
     }
 
-    private mutating func expect(symbol: String) throws {
+    mutating func expect(symbol: String) throws {
         guard accept(symbol: symbol) != nil else { throw expected("'\(symbol)'") }
     }
 
-    private func expected(_ what: String) -> FetchPredicateError {
+    func expected(_ what: String) -> FetchPredicateError {
         FetchPredicateError.syntax(what, at: current.position, in: format)
     }
 
-    private mutating func takeArgument(_ specifier: Character) throws -> Any? {
+    mutating func takeArgument(_ specifier: Character) throws -> Any? {
         guard nextArgument < arguments.count else {
             throw FetchPredicateError(.argument, "%\(specifier) at \(tokens[position].position) has no argument in \"\(format)\" (\(arguments.count) given)",
                                  position: tokens[position].position, format: format)
@@ -87,21 +90,32 @@ struct PredicateParser {
 
     // MARK: Predicates
 
-    private mutating func parseOr() throws -> PredicateNode {
+    mutating func parseOr() throws -> PredicateNode {
         var nodes = [try parseAnd()]
         while accept(keyword: "OR") != nil || accept(symbol: "||") != nil { nodes.append(try parseAnd()) }
         return nodes.count == 1 ? nodes[0] : .or(nodes)
     }
 
-    private mutating func parseAnd() throws -> PredicateNode {
+    mutating func parseAnd() throws -> PredicateNode {
         var nodes = [try parseNot()]
         while accept(keyword: "AND") != nil || accept(symbol: "&&") != nil { nodes.append(try parseNot()) }
         return nodes.count == 1 ? nodes[0] : .and(nodes)
     }
 
-    private mutating func parseNot() throws -> PredicateNode {
+    /// Counts one more level of nesting, refusing more than ``maxDepth``; pair with `depth -= 1`.
+    mutating func enterNesting() throws {
+        depth += 1
+        if depth > Self.maxDepth {
+            throw FetchPredicateError.syntax("at most \(Self.maxDepth) levels of nesting (NOT, parentheses, lists, unary operators)", at: current.position, in: format)
+        }
+    }
+
+    mutating func parseNot() throws -> PredicateNode {
+        try enterNesting()
+        defer { depth -= 1 }
         if accept(keyword: "NOT") != nil || accept(symbol: "!") != nil { return .not(try parseNot()) }
-        if accept(symbol: "(") != nil {
+        if case .symbol("(") = current.kind, !opensExpression() {
+            advance()
             let node = try parseOr()
             try expect(symbol: ")")
             return node
@@ -111,7 +125,7 @@ struct PredicateParser {
         return try parseComparison()
     }
 
-    private mutating func parseComparison() throws -> PredicateNode {
+    mutating func parseComparison() throws -> PredicateNode {
         var quantifier = PredicateQuantifier.direct
         switch accept(keyword: "ANY", "SOME", "ALL", "NONE") {
         case "ANY", "SOME": quantifier = .any
@@ -127,7 +141,7 @@ struct PredicateParser {
         return .comparison(PredicateComparison(quantifier: quantifier, lhs: lhs, op: op, rhs: rhs, options: options))
     }
 
-    private mutating func parseOperator() throws -> PredicateOperator {
+    mutating func parseOperator() throws -> PredicateOperator {
         if let symbol = accept(symbol: "==", "=", "!=", "<>", "<", "<=", "=<", ">", ">=", "=>") {
             switch symbol {
             case "==", "=": return .equal
@@ -144,7 +158,7 @@ struct PredicateParser {
         throw expected("a comparison operator (==, !=, <, <=, >, >=, BETWEEN, IN, BEGINSWITH, ENDSWITH, CONTAINS, LIKE, MATCHES)")
     }
 
-    private mutating func parseOptions() throws -> StringOptions {
+    mutating func parseOptions() throws -> StringOptions {
         guard accept(symbol: "[") != nil else { return [] }
         guard case .word(let letters) = current.kind else { throw expected("c, d or cd inside '[ ]'") }
         var options: StringOptions = []
@@ -159,122 +173,5 @@ struct PredicateParser {
         advance()
         try expect(symbol: "]")
         return options
-    }
-
-    // MARK: Expressions
-
-    private mutating func parseExpression() throws -> PredicateExpression {
-        var expression = try parsePrimary()
-        while accept(symbol: ".") != nil {
-            let key: String
-            switch current.kind {
-            case .word(let word), .escapedWord(let word): key = word
-            case .collectionOperator(let name): key = "@" + name
-            default: throw expected("a key after '.'")
-            }
-            advance()
-            switch expression {
-            case .keyPath(var path):
-                path.components.append(key)
-                expression = .keyPath(path)
-            case .subquery(let collection, let variable, let predicate, let trailing):
-                expression = .subquery(collection: collection, variable: variable, predicate: predicate, trailing: trailing + [key])
-            default:
-                throw FetchPredicateError.syntax("a key path before '.\(key)'", at: tokens[position - 1].position, in: format)
-            }
-        }
-        return expression
-    }
-
-    private mutating func parsePrimary() throws -> PredicateExpression {
-        let token = current
-        switch token.kind {
-        case .string(let text):
-            advance()
-            return .value(.string(text))
-        case .number(let value):
-            advance()
-            return .value(value)
-        case .symbol("-"), .symbol("+"):
-            advance()
-            guard case .number(let value) = current.kind else { throw expected("a number after '\(token.kind == .symbol("-") ? "-" : "+")'") }
-            advance()
-            guard token.kind == .symbol("-") else { return .value(value) }
-            switch value {
-            case .int(let v): return .value(.int(-v))
-            case .double(let v): return .value(.double(-v))
-            default: return .value(value)
-            }
-        case .symbol("{"):
-            advance()
-            var items: [PredicateExpression] = []
-            if accept(symbol: "}") != nil { return .aggregate(items) }
-            repeat { items.append(try parseExpression()) } while accept(symbol: ",") != nil
-            try expect(symbol: "}")
-            return .aggregate(items)
-        case .escapedWord(let name):
-            advance()
-            return .keyPath(KeyPathExpression(variable: nil, components: [name]))
-        case .collectionOperator(let name):
-            advance()
-            return .keyPath(KeyPathExpression(variable: nil, components: ["@" + name]))
-        case .variable(let name):
-            advance()
-            return .keyPath(KeyPathExpression(variable: name, components: []))
-        case .specifier(let specifier):
-            advance()
-            return try argumentExpression(specifier, at: token.position)
-        case .word(let word):
-            switch keyword(token) {
-            case nil:
-                advance()
-                return .keyPath(KeyPathExpression(variable: nil, components: [word]))
-            case "TRUE", "YES": advance(); return .value(.bool(true))
-            case "FALSE", "NO": advance(); return .value(.bool(false))
-            case "NIL", "NULL": advance(); return .value(.null)
-            case "SELF": advance(); return .keyPath(KeyPathExpression(variable: nil, components: []))
-            case "SUBQUERY": advance(); return try parseSubquery()
-            default: throw expected("a key path or a value (found the keyword \(word.uppercased()); write #\(word) for a key of that name)")
-            }
-        default:
-            throw expected("a key path or a value")
-        }
-    }
-
-    private mutating func argumentExpression(_ specifier: Character, at offset: Int) throws -> PredicateExpression {
-        let argument = try takeArgument(specifier)
-        switch specifier {
-        case "K":
-            guard let key = argument as? String ?? (argument as? Substring).map(String.init) else {
-                throw FetchPredicateError(.argument, "%K at \(offset) takes a key path String, not \(argument.map { "\(type(of: $0))" } ?? "nil")",
-                                     position: offset, format: format)
-            }
-            let components = key.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
-            return .keyPath(KeyPathExpression(variable: nil, components: components))
-        case "@":
-            return .value(try PredicateValue.from(argument))
-        case "s", "c":
-            return .value(.string(argument.map { "\($0)" } ?? ""))
-        default:
-            let value = try PredicateValue.from(argument)
-            switch value {
-            case .int, .double, .decimal, .bool: return .value(value)
-            default:
-                throw FetchPredicateError(.argument, "%\(specifier) at \(offset) takes a number, not \(value.typeName)", position: offset, format: format)
-            }
-        }
-    }
-
-    private mutating func parseSubquery() throws -> PredicateExpression {
-        try expect(symbol: "(")
-        let collection = try parseExpression()
-        guard case .keyPath(let path) = collection else { throw expected("a to-many key path as SUBQUERY's first argument") }
-        try expect(symbol: ",")
-        guard case .variable(let variable) = current.kind else { throw expected("a $variable as SUBQUERY's second argument") }
-        advance()
-        try expect(symbol: ",")
-        let predicate = try parseOr()
-        try expect(symbol: ")")
-        return .subquery(collection: path, variable: variable, predicate: predicate, trailing: [])
     }
 }

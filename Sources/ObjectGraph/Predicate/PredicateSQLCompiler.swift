@@ -122,7 +122,10 @@ struct PredicateSQLCompiler {
             // substr and length stop at a NUL: such text goes through og_str.
             if case .text(let text) = value, !text.unicodeScalars.contains("\0"), op == .beginsWith || op == .endsWith || op == .contains {
                 let length = text.unicodeScalars.count
-                if length == 0 { return "\(left) IS NOT NULL" }
+                if length == 0 {     // an empty search string is never found (StringComparison)
+                    arguments.removeLast(arguments.count - mark)
+                    return "0"
+                }
                 switch op {
                 case .beginsWith: return "substr(\(left), 1, \(length)) = \(bind(value))"
                 case .endsWith: return "substr(\(left), -\(length)) = \(bind(value))"
@@ -135,9 +138,13 @@ struct PredicateSQLCompiler {
         case .equal: return "\(left) IS \(right)"
         case .notEqual: return "\(left) IS NOT \(right)"
         case .less: return "\(left) < \(right)"
-        case .lessOrEqual: return "\(left) <= \(right)"
         case .greater: return "\(left) > \(right)"
-        case .greaterOrEqual: return "\(left) >= \(right)"
+        case .lessOrEqual, .greaterOrEqual:
+            let ordering = "\(left) \(op == .lessOrEqual ? "<=" : ">=") \(right)"
+            if case .constant = rhs { return ordering }
+            // Two nils are <= and >= each other (Foundation); both sides' parameters again.
+            arguments += Array(arguments[mark...])
+            return "COALESCE(\(ordering), (\(left)) IS NULL AND (\(right)) IS NULL)"
         default: return stringCall(StringComparison.Code(op)!, options, left, right)
         }
     }
@@ -183,6 +190,15 @@ struct PredicateSQLCompiler {
             case .min: return "(SELECT MIN(\(value)) FROM \(from) WHERE \(link))"
             case .max: return "(SELECT MAX(\(value)) FROM \(from) WHERE \(link))"
             }
+        case .function(let function, let arguments):
+            let values = arguments.map { self.operand($0, aliases) }
+            switch function {
+            case .add, .subtract, .multiply: return "(\(values[0]) \(function.infix!) \(values[1]))"
+            default: return "og_fn(\(function.code), \(values.joined(separator: ", ")))"
+            }
+        case .ternary(let condition, let then, let otherwise):
+            let test = compile(condition, aliases: aliases)
+            return "(CASE WHEN COALESCE((\(test)), 0) THEN \(self.operand(then, aliases)) ELSE \(self.operand(otherwise, aliases)) END)"
         case .subqueryCount(let toMany, let element, let inner):
             let (from, link, elementAliases) = source(toMany, element, aliases)
             return "(SELECT COUNT(*) FROM \(from) WHERE \(link) AND (\(compile(inner, aliases: elementAliases))))"

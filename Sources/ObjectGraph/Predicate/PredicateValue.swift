@@ -50,6 +50,9 @@ enum PredicateValue: Sendable, Hashable, CustomStringConvertible {
         case let value as NSNumber: return .double(value.doubleValue)
         default: break
         }
+        if let dictionary = any as? [AnyHashable: Any] {     // IN a dictionary: its values, as in Foundation
+            return .list(try dictionary.values.map { try from($0) })
+        }
         let mirror = Mirror(reflecting: any)
         if mirror.displayStyle == .optional {
             return try from(mirror.children.first?.value)

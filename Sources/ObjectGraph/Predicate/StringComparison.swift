@@ -31,11 +31,16 @@ enum StringComparison {
         }
     }
 
-    /// Whether `lhs op rhs` holds. nil stands for NULL: equal only to nil, never ordered.
+    /// Whether `lhs op rhs` holds. nil stands for NULL: equal only to nil; two nils are
+    /// `<=` and `>=` each other (as in Foundation), and nil is never `<` or `>` anything.
+    ///
+    /// An empty search string is never found: `'abc' BEGINSWITH ''`, `ENDSWITH ''` and
+    /// `CONTAINS ''` are false, as Foundation's `hasPrefix(_:)`, `hasSuffix(_:)` and
+    /// `range(of:)` answer for an empty string.
     static func evaluate(_ code: Code, _ options: StringOptions, _ lhs: String?, _ rhs: String?) -> Bool {
         guard let lhs, let rhs else {
             switch code {
-            case .equal: return lhs == nil && rhs == nil
+            case .equal, .lessOrEqual, .greaterOrEqual: return lhs == nil && rhs == nil
             case .notEqual: return !(lhs == nil && rhs == nil)
             default: return false
             }
@@ -50,9 +55,9 @@ enum StringComparison {
         case .lessOrEqual: return !b.lexicographicallyPrecedes(a)
         case .greater: return b.lexicographicallyPrecedes(a)
         case .greaterOrEqual: return !a.lexicographicallyPrecedes(b)
-        case .beginsWith: return a.starts(with: b)
-        case .endsWith: return a.count >= b.count && a[(a.count - b.count)...].elementsEqual(b)
-        case .contains: return contains(a, b)
+        case .beginsWith: return !b.isEmpty && a.starts(with: b)
+        case .endsWith: return !b.isEmpty && a.count >= b.count && a[(a.count - b.count)...].elementsEqual(b)
+        case .contains: return !b.isEmpty && contains(a, b)
         case .like: return like(a[...], b[...])
         case .matches: return false
         }
@@ -68,7 +73,6 @@ enum StringComparison {
     }
 
     private static func contains(_ a: [Unicode.Scalar], _ b: [Unicode.Scalar]) -> Bool {
-        if b.isEmpty { return true }
         guard a.count >= b.count else { return false }
         for start in 0...(a.count - b.count) where a[start] == b[0] {
             if a[start..<(start + b.count)].elementsEqual(b) { return true }
@@ -101,11 +105,20 @@ enum StringComparison {
 
     private static let regexCache = RegexCache()
 
-    /// `MATCHES`: the whole string matches the regular expression (ICU syntax).
+    /// `MATCHES`: the whole string matches the regular expression, with ICU's syntax and the
+    /// meaning of ICU's `uregex_matches` with `UREGEX_DOTALL` (what GNUstep's NSPredicate
+    /// calls): `.` matches a newline too, `^` and `$` anchor at the ends of the whole text
+    /// (`$` also before a final newline, but the match must still reach the end). A pattern
+    /// that does not compile matches nothing (a constant one is refused when binding).
     private static func matches(_ text: String, pattern: String, _ options: StringOptions) -> Bool {
         guard let regex = regexCache.regex(pattern, caseInsensitive: options.contains(.caseInsensitive)) else { return false }
         let range = NSRange(text.startIndex..., in: text)
-        return regex.firstMatch(in: text, options: [.anchored], range: range).map { $0.range == range } ?? false
+        return regex.firstMatch(in: text, options: [.anchored], range: range) != nil
+    }
+
+    /// Whether `pattern` compiles as an ICU regular expression.
+    static func isValidPattern(_ pattern: String) -> Bool {
+        regexCache.regex(pattern, caseInsensitive: false) != nil
     }
 }
 
@@ -118,7 +131,12 @@ private final class RegexCache: @unchecked Sendable {  // every access holds `lo
         let key = (caseInsensitive ? "i:" : "s:") + pattern
         return lock.withLock {
             if let cached = cache[key] { return cached }
-            let regex = try? NSRegularExpression(pattern: "^(?:" + pattern + ")$", options: caseInsensitive ? [.caseInsensitive] : [])
+            // \A(?:...)\z: the whole text, by backtracking if need be; the pattern alone must
+            // compile too, so a stray ')' cannot close the group.
+            var options: NSRegularExpression.Options = [.dotMatchesLineSeparators]
+            if caseInsensitive { options.insert(.caseInsensitive) }
+            let regex = (try? NSRegularExpression(pattern: pattern, options: options)) == nil
+                ? nil : try? NSRegularExpression(pattern: "\\A(?:" + pattern + ")\\z", options: options)
             if cache.count > 256 { cache.removeAll() }
             cache[key] = regex
             return regex

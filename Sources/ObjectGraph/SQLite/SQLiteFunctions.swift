@@ -18,6 +18,7 @@ extension SQLiteConnection {
         sqlite3_create_function_v2(handle, "og_decimal_avg", 1, flags, nil, nil, ogDecimalStep, ogDecimalAverageFinal, nil)
         sqlite3_create_collation_v2(handle, "OG_NOCASE", SQLITE_UTF8, nil, ogNoCaseCollation, nil)
         sqlite3_create_collation_v2(handle, "OG_LOCALIZED", SQLITE_UTF8, nil, ogLocalizedCollation, nil)
+        registerPredicateFunctions()
     }
 }
 
