@@ -90,9 +90,9 @@ func reading(storeURL: URL, johnURI: URL) throws {
     var generic = FetchRequest<ManagedObject>(entityName: "Employee")
     generic.sortDescriptors = [SortKey("firstName")]
     for object in try context.fetch(generic) {
-        let first = try object.value(forKey: "firstName") as? String ?? "?"
-        let department = try object.value(forKey: "department") as? ManagedObject
-        let departmentName = try department?.value(forKey: "name") as? String ?? "-"
+        let first = try object.checkedValue(forKey: "firstName") as? String ?? "?"
+        let department = try object.checkedValue(forKey: "department") as? ManagedObject
+        let departmentName = try department?.checkedValue(forKey: "name") as? String ?? "-"
         say("\(object.entity.name) \(first), department \(departmentName)")
     }
     let support = try context.insertNewObject(forEntityName: "Department")
@@ -105,7 +105,7 @@ func reading(storeURL: URL, johnURI: URL) throws {
         say("a wrong type throws: \(error)")
     }
     do {
-        _ = try support.value(forKey: "headcount")
+        _ = try support.checkedValue(forKey: "headcount")
     } catch let error as KeyValueError {
         say("an unknown key throws: \(error)")
     }

@@ -17,7 +17,7 @@ extension ManagedObject {
         }
         let copy = Self(entity: entity, insertInto: context)
         for attribute in entity.attributes {
-            try? copy.setValue(try value(forKey: attribute.name), forKey: attribute.name)
+            try? copy.setValue(value(forKey: attribute.name), forKey: attribute.name)
         }
         return copy
     }
@@ -26,7 +26,7 @@ extension ManagedObject {
     public func serialize() -> [String: Any] {
         var result: [String: Any] = [:]
         for attribute in entity.attributes where !attribute.isTransient {
-            if let value = (try? value(forKey: attribute.name)) ?? nil { result[attribute.name] = value }
+            if let value = value(forKey: attribute.name) { result[attribute.name] = value }
         }
         return result
     }

@@ -66,7 +66,7 @@ extension Record where Self: ManagedObject {
         var result: [AnyHashable: Self] = [:]
         result.reserveCapacity(objects.count)
         for object in objects {
-            guard let value = try object.value(forKey: key) else { continue }
+            guard let value = try object.checkedValue(forKey: key) else { continue }
             guard let hashable = value as? AnyHashable else {
                 throw RecordError(objectID: object.objectID, message: "\(object.entity.name).\(key) holds a \(type(of: value)), which is not Hashable, so it cannot key a dictionary")
             }

@@ -36,28 +36,28 @@ final class AppleStoreFileModelTests: StoreTestCase {
 
         let bmw = try XCTUnwrap(all("Car", context, where: "numberPlate == %@", "300").first)
         XCTAssertEqual(bmw.entity.name, "ExpensiveSportCar")
-        XCTAssertEqual(try bmw.value(forKey: "maker") as? String, "BMW")
-        XCTAssertEqual(try bmw.value(forKey: "model") as? String, "M6 Coupe")
-        XCTAssertEqual(try bmw.value(forKey: "isLimitedEdition") as? Bool, true)
+        XCTAssertEqual(try bmw.checkedValue(forKey: "maker") as? String, "BMW")
+        XCTAssertEqual(try bmw.checkedValue(forKey: "model") as? String, "M6 Coupe")
+        XCTAssertEqual(try bmw.checkedValue(forKey: "isLimitedEdition") as? Bool, true)
         XCTAssertEqual(try all("ExpensiveSportCar", context, where: "isLimitedEdition == NO").count, 3)
         XCTAssertThrowsError(try all("Car", context, where: "isLimitedEdition == NO"), "a sub-entity's attribute is not Car's")
-        XCTAssertNil(try bmw.value(forKey: "color"), "a NULL transformable")
-        XCTAssertNil(try bmw.value(forKey: "markedForDeletionAsOf"))
-        XCTAssertEqual(try bmw.value(forKey: "currentDrivingSpeed") as? Int64, 0, "a transient gets the file's default")
-        let owner = try XCTUnwrap(bmw.value(forKey: "owner") as? ManagedObject)
-        XCTAssertEqual(try owner.value(forKey: "firstName") as? String, "Faron")
+        XCTAssertNil(try bmw.checkedValue(forKey: "color"), "a NULL transformable")
+        XCTAssertNil(try bmw.checkedValue(forKey: "markedForDeletionAsOf"))
+        XCTAssertEqual(try bmw.checkedValue(forKey: "currentDrivingSpeed") as? Int64, 0, "a transient gets the file's default")
+        let owner = try XCTUnwrap(bmw.checkedValue(forKey: "owner") as? ManagedObject)
+        XCTAssertEqual(try owner.checkedValue(forKey: "firstName") as? String, "Faron")
 
         let victoria = try XCTUnwrap(all("Person", context, where: "firstName == %@", "Victoria").first)
-        XCTAssertEqual(try victoria.value(forKey: "lastName") as? String, "Coster")
-        XCTAssertEqual(try victoria.value(forKey: "id") as? UUID, UUID(uuidString: "FEFE4176-912D-429F-9C83-662FFF641115"))
-        let updated = try XCTUnwrap(victoria.value(forKey: "updatedAt") as? Date)
+        XCTAssertEqual(try victoria.checkedValue(forKey: "lastName") as? String, "Coster")
+        XCTAssertEqual(try victoria.checkedValue(forKey: "id") as? UUID, UUID(uuidString: "FEFE4176-912D-429F-9C83-662FFF641115"))
+        let updated = try XCTUnwrap(victoria.checkedValue(forKey: "updatedAt") as? Date)
         XCTAssertEqual(updated.timeIntervalSinceReferenceDate, 639_503_569.638733, accuracy: 0.000001)
-        XCTAssertEqual(try victoria.value(forKey: "isDriving") as? Bool, false)
+        XCTAssertEqual(try victoria.checkedValue(forKey: "isDriving") as? Bool, false)
 
         let theodora = try XCTUnwrap(all("Person", context, where: "lastName == %@", "Stone").first)
-        let owned = try XCTUnwrap(theodora.value(forKey: "cars") as? Set<ManagedObject>)
+        let owned = try XCTUnwrap(theodora.checkedValue(forKey: "cars") as? Set<ManagedObject>)
         XCTAssertEqual(owned.count, 100)
-        XCTAssertTrue(try owned.allSatisfy { try $0.value(forKey: "owner") as? ManagedObject === theodora })
+        XCTAssertTrue(try owned.allSatisfy { try $0.checkedValue(forKey: "owner") as? ManagedObject === theodora })
         XCTAssertEqual(try all("Car", context, where: "owner == nil").count, 7)
         let bmwOwners = try SQLiteFile(url).scalar("SELECT count(DISTINCT ZOWNER) FROM ZCAR WHERE ZMAKER = 'BMW'")
         XCTAssertEqual(try all("Person", context, where: "ANY cars.maker == %@", "BMW").count, Int(bmwOwners?.int ?? -1))
@@ -98,7 +98,7 @@ final class AppleStoreFileModelTests: StoreTestCase {
         let reopened = try PersistentContainer(name: "again", model: ManagedObjectModel(contentsOf: Fixtures.directory.appendingPathComponent("CoreDataPlus/SampleModel.xcdatamodel-contents.xml")), storeURL: url)
         let again = try XCTUnwrap(all("Car", reopened.viewContext, where: "numberPlate == %@", "OG-1").first)
         XCTAssertEqual(again.entity.name, "SportCar")
-        XCTAssertEqual(try (again.value(forKey: "owner") as? ManagedObject)?.value(forKey: "firstName") as? String, "Victoria")
+        XCTAssertEqual(try (again.checkedValue(forKey: "owner") as? ManagedObject)?.value(forKey: "firstName") as? String, "Victoria")
     }
 
     // MARK: TavantTrade: framework version 479, no Z_MODELCACHE, rollback journal
@@ -109,9 +109,9 @@ final class AppleStoreFileModelTests: StoreTestCase {
         XCTAssertEqual(try all("FeedbackCategory", context).count, 19)
         XCTAssertEqual(try all("FeedbackSubCategory", context).count, 79)
         let settlement = try XCTUnwrap(all("FeedbackCategory", context, where: "name == %@", "Settlement").first)
-        XCTAssertEqual((try settlement.value(forKey: "subcategory") as? Set<ManagedObject>)?.count, 4)
+        XCTAssertEqual((try settlement.checkedValue(forKey: "subcategory") as? Set<ManagedObject>)?.count, 4)
         let limits = try XCTUnwrap(all("FeedbackSubCategory", context, where: "name == %@", "Discrepancy in limits").first)
-        XCTAssertEqual((try limits.value(forKey: "category") as? ManagedObject)?.objectID.primaryKey, 15)
+        XCTAssertEqual((try limits.checkedValue(forKey: "category") as? ManagedObject)?.objectID.primaryKey, 15)
 
         let extra = try context.insertNewObject(forEntityName: "FeedbackSubCategory")
         try extra.setValue("Added on Linux", forKey: "name")
@@ -132,18 +132,18 @@ final class AppleStoreFileModelTests: StoreTestCase {
         let items = try all("TodoItem", context)
         XCTAssertEqual(items.count, 6)
         let landlord = try XCTUnwrap(all("TodoItem", context, where: "name == %@", "call landlord").first)
-        XCTAssertNil(try landlord.value(forKey: "done"), "ZDONE is NULL in Apple's file")
-        XCTAssertEqual(try landlord.value(forKey: "repeats") as? Int16, 0)
-        let date = try XCTUnwrap(landlord.value(forKey: "date") as? Date)
+        XCTAssertNil(try landlord.checkedValue(forKey: "done"), "ZDONE is NULL in Apple's file")
+        XCTAssertEqual(try landlord.checkedValue(forKey: "repeats") as? Int16, 0)
+        let date = try XCTUnwrap(landlord.checkedValue(forKey: "date") as? Date)
         XCTAssertEqual(date.timeIntervalSinceReferenceDate, 541_369_085.083766, accuracy: 0.000001)
         let bike = try XCTUnwrap(all("TodoItem", context, where: "name == %@", "fix bike").first)
         let food = try XCTUnwrap(all("TodoItem", context, where: "name == %@", "get party food!").first)
         try bike.setValue(Set([food, landlord]), forKey: "blocking")
-        XCTAssertEqual(try food.value(forKey: "blockedBy") as? Set<ManagedObject>, [bike])
+        XCTAssertEqual(try food.checkedValue(forKey: "blockedBy") as? Set<ManagedObject>, [bike])
         try landlord.setValue(true, forKey: "done")
         let project = try context.insertNewObject(forEntityName: "Project")
         try project.setValue("Home", forKey: "name")
-        XCTAssertEqual(try project.value(forKey: "priority") as? Int16, -1, "the file's default")
+        XCTAssertEqual(try project.checkedValue(forKey: "priority") as? Int16, -1, "the file's default")
         try project.setValue([bike, food], forKey: "todoItem")
         try context.save()
 
@@ -154,7 +154,7 @@ final class AppleStoreFileModelTests: StoreTestCase {
         XCTAssertEqual(try file.rows("SELECT Z_ENT, Z_MAX FROM Z_PRIMARYKEY ORDER BY Z_ENT"), [[.integer(1), .integer(1)], [.integer(2), .integer(6)]])
         let reopened = try PersistentContainer(name: "again", model: container.managedObjectModel, storeURL: url)
         let blockedBy = try XCTUnwrap(all("TodoItem", reopened.viewContext, where: "ANY blockedBy.name == %@", "fix bike"))
-        XCTAssertEqual(Set(try blockedBy.map { try $0.value(forKey: "name") as? String }), ["call landlord", "get party food!"])
+        XCTAssertEqual(Set(try blockedBy.map { try $0.checkedValue(forKey: "name") as? String }), ["call landlord", "get party food!"])
     }
 
     // MARK: MigrationRevised: each store with the model version that wrote it
@@ -166,7 +166,7 @@ final class AppleStoreFileModelTests: StoreTestCase {
             let context = container.viewContext
             let all = try all("Post", context)
             XCTAssertEqual(all.count, posts, "store \(version)")
-            XCTAssertTrue(try all.allSatisfy { (try $0.value(forKey: colorKey) as? String)?.count == 6 }, "store \(version)")
+            XCTAssertTrue(try all.allSatisfy { (try $0.checkedValue(forKey: colorKey) as? String)?.count == 6 }, "store \(version)")
             let post = try XCTUnwrap(all.first)
             try post.setValue("FFFFFF", forKey: colorKey)
             try context.save()
@@ -176,7 +176,7 @@ final class AppleStoreFileModelTests: StoreTestCase {
         let context = container.viewContext
         XCTAssertEqual(try all("Section", context).count, 14)
         let eleven = try XCTUnwrap(all("Post", context).first { $0.objectID.primaryKey == 11 })
-        XCTAssertEqual((try eleven.value(forKey: "sections") as? Set<ManagedObject>)?.count, 2)
+        XCTAssertEqual((try eleven.checkedValue(forKey: "sections") as? Set<ManagedObject>)?.count, 2)
         context.delete(eleven)
         try context.save()
         let file = try SQLiteFile(url)
@@ -215,8 +215,8 @@ final class AppleStoreFileModelTests: StoreTestCase {
                        "Z1_FAVOURITE holds the destination's Z_ENT (ExpensiveSportCar = 3)")
         let container = try PersistentContainer(name: "Extended", model: ManagedObjectModel(contentsOf: modelURL), storeURL: url)
         let person = try XCTUnwrap(all("Person", container.viewContext).first)
-        XCTAssertEqual((try person.value(forKey: "favourite") as? ManagedObject)?.entity.name, "ExpensiveSportCar")
-        XCTAssertEqual(try person.value(forKey: "savings") as? Decimal, Decimal(string: "1234.56"))
+        XCTAssertEqual((try person.checkedValue(forKey: "favourite") as? ManagedObject)?.entity.name, "ExpensiveSportCar")
+        XCTAssertEqual(try person.checkedValue(forKey: "savings") as? Decimal, Decimal(string: "1234.56"))
     }
     // MARK: Data only in the -wal, and triggers that call Core Data's SQL functions
 
@@ -240,7 +240,7 @@ final class AppleStoreFileModelTests: StoreTestCase {
         let context = container.viewContext
         XCTAssertEqual(try all("Person", context).count, 21)
         let only = try XCTUnwrap(all("Person", context, where: "lastName == %@", "InWal").first)
-        XCTAssertEqual(try only.value(forKey: "id") as? UUID, UUID(uuidString: "00000000-0000-4000-8000-0000000000AA"))
+        XCTAssertEqual(try only.checkedValue(forKey: "id") as? UUID, UUID(uuidString: "00000000-0000-4000-8000-0000000000AA"))
         let next = try context.insertNewObject(forEntityName: "Person")
         try next.setValue(UUID(), forKey: "id")
         try next.setValue(Date(), forKey: "updatedAt")
@@ -268,7 +268,7 @@ final class AppleStoreFileModelTests: StoreTestCase {
             XCTAssertTrue("\(error)".contains("NSCoreDataDATriggerUpdatedAffectedObjectValue"), "\(error)")
         }
         XCTAssertTrue(context.hasChanges, "the change stays pending")
-        XCTAssertEqual(try post.value(forKey: "postID") as? String, "abc")
+        XCTAssertEqual(try post.checkedValue(forKey: "postID") as? String, "abc")
         XCTAssertEqual(try SQLiteFile(url).scalar("SELECT count(*) FROM ZPOST WHERE ZPOSTID = 'abc'"), .integer(0))
         try assertIntegrity(url)
     }

@@ -13,11 +13,11 @@ final class KeyValueAccessTests: StoreTestCase {
         john.age = 42
         john.department = sales
 
-        XCTAssertEqual(try john.value(forKey: "firstName") as? String, "John")
-        XCTAssertEqual(try john.value(forKey: "age") as? Int, 42)
-        XCTAssertNil(try john.value(forKey: "hired"))
-        XCTAssertTrue(try john.value(forKey: "department") as? ManagedObject === sales)
-        XCTAssertEqual(try sales.value(forKey: "employees") as? Set<ManagedObject>, [john])
+        XCTAssertEqual(try john.checkedValue(forKey: "firstName") as? String, "John")
+        XCTAssertEqual(try john.checkedValue(forKey: "age") as? Int, 42)
+        XCTAssertNil(try john.checkedValue(forKey: "hired"))
+        XCTAssertTrue(try john.checkedValue(forKey: "department") as? ManagedObject === sales)
+        XCTAssertEqual(try sales.checkedValue(forKey: "employees") as? Set<ManagedObject>, [john])
     }
 
     func testSetValueForKeyWritesAttributesAndRelationshipsWithTheirInverses() throws {
@@ -41,13 +41,13 @@ final class KeyValueAccessTests: StoreTestCase {
         try context.save()
         let reopened = try makeContainer(Models.company)
         let fetched = try XCTUnwrap(reopened.viewContext.fetch(FetchRequest<ManagedObject>(entityName: "Employee")).first)
-        XCTAssertEqual(try fetched.value(forKey: "firstName") as? String, "John")
+        XCTAssertEqual(try fetched.checkedValue(forKey: "firstName") as? String, "John")
     }
 
     func testAnUnknownKeyThrowsAKeyValueErrorNamingTheEntityAndTheKey() throws {
         let container = try makeContainer(Models.company)
         let john = Employee(context: container.viewContext)
-        XCTAssertThrowsError(try john.value(forKey: "nickname")) { error in
+        XCTAssertThrowsError(try john.checkedValue(forKey: "nickname")) { error in
             let error = error as? KeyValueError
             XCTAssertEqual(error?.code, .unknownKey)
             XCTAssertEqual(error?.entity, "Employee")
@@ -56,7 +56,7 @@ final class KeyValueAccessTests: StoreTestCase {
         XCTAssertThrowsError(try john.setValue("x", forKey: "nickname")) { error in
             XCTAssertEqual((error as? KeyValueError)?.code, .unknownKey)
         }
-        XCTAssertThrowsError(try john.value(forKey: "fullName"), "a plain Swift property is not an attribute")
+        XCTAssertThrowsError(try john.checkedValue(forKey: "fullName"), "a plain Swift property is not an attribute")
     }
 
     func testAValueOfTheWrongTypeThrowsAndLeavesTheObjectUnchanged() throws {
@@ -97,7 +97,7 @@ final class KeyValueAccessTests: StoreTestCase {
         var request = FetchRequest<ManagedObject>(entityName: "Employee")
         request.sortDescriptors = [SortKey("firstName")]
         let objects = try container.viewContext.fetch(request)
-        XCTAssertEqual(try objects.map { try $0.value(forKey: "firstName") as? String }, ["Boss", "Plain"])
+        XCTAssertEqual(try objects.map { try $0.checkedValue(forKey: "firstName") as? String }, ["Boss", "Plain"])
         XCTAssertTrue(objects[0] is Manager)
         XCTAssertEqual(objects[0].entity.name, "Manager")
         XCTAssertEqual(try container.viewContext.count(for: request), 2)

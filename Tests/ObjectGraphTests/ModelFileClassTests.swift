@@ -59,15 +59,15 @@ final class ModelFileClassTests: StoreTestCase {
 
         let bmw = try XCTUnwrap(cars.first { $0.numberPlate == "300" })
         XCTAssertEqual(bmw.entity.name, "ExpensiveSportCar")
-        XCTAssertEqual(try bmw.value(forKey: "isLimitedEdition") as? Bool, true, "the sub-entity's own attribute, by key")
-        XCTAssertEqual(try bmw.owner?.value(forKey: "firstName") as? String, "Faron")
+        XCTAssertEqual(try bmw.checkedValue(forKey: "isLimitedEdition") as? Bool, true, "the sub-entity's own attribute, by key")
+        XCTAssertEqual(try bmw.owner?.checkedValue(forKey: "firstName") as? String, "Faron")
         XCTAssertTrue(type(of: try XCTUnwrap(bmw.owner)) == ManagedObject.self, "Person has no class")
 
         let people = try context.fetch(FetchRequest<ManagedObject>(entityName: "Person"))
         XCTAssertEqual(people.count, 20)
         XCTAssertTrue(people.allSatisfy { type(of: $0) == ManagedObject.self })
-        let theodora = try XCTUnwrap(people.first { (try? $0.value(forKey: "lastName") as? String) == "Stone" })
-        let owned = try XCTUnwrap(theodora.value(forKey: "cars") as? Set<ManagedObject>)
+        let theodora = try XCTUnwrap(people.first { (try? $0.checkedValue(forKey: "lastName") as? String) == "Stone" })
+        let owned = try XCTUnwrap(theodora.checkedValue(forKey: "cars") as? Set<ManagedObject>)
         XCTAssertEqual(owned.count, 100)
         XCTAssertTrue(owned.allSatisfy { $0 is FileCar })
 

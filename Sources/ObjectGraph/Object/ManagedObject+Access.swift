@@ -96,12 +96,32 @@ extension ManagedObject {
 
     // MARK: Key-value access
 
-    /// The value of the attribute or relationship `key`: an attribute's Swift value, a to-one
-    /// destination object, a `Set<ManagedObject>` for a to-many, or `[ManagedObject]` for an
-    /// ordered to-many. Works for objects of entities without a Swift class.
+    /// The value of the attribute or relationship `key`, as Core Data's `value(forKey:)`: an
+    /// attribute's Swift value, a to-one destination object, a `Set<ManagedObject>` for a
+    /// to-many, or `[ManagedObject]` for an ordered to-many. Works for objects of entities
+    /// without a Swift class.
+    ///
+    /// ```swift
+    /// print(car.value(forKey: "numberPlate") as? String ?? "-")
+    /// ```
+    ///
+    /// A key the entity does not have is a programming error, as in Core Data (where it raises
+    /// "not key value coding-compliant"): the process stops with the entity's keys. For keys
+    /// that come from input (a command line, a file), use ``checkedValue(forKey:)``, which
+    /// throws instead.
+    public func value(forKey key: String) -> Any? {
+        do {
+            return try checkedValue(forKey: key)
+        } catch {
+            preconditionFailure("ManagedRecord: \(error). Use checkedValue(forKey:) for keys that come from input.")
+        }
+    }
+
+    /// The value of the attribute or relationship `key` (see ``value(forKey:)``), or a thrown
+    /// error for a key the entity does not have.
     ///
     /// - Throws: ``KeyValueError`` when the entity has no property named `key`.
-    public func value(forKey key: String) throws -> Any? {
+    public func checkedValue(forKey key: String) throws -> Any? {
         guard let property = entity.propertiesByName[key] else { throw KeyValueError.unknownKey(key, entity: entity) }
         if let attribute = property as? AttributeDescription {
             return attribute.conversion.toAny(primitiveValue(slot: attribute.slot))
