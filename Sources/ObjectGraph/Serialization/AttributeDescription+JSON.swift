@@ -96,11 +96,14 @@ extension AttributeDescription {
     private static func integer(_ value: Any, in range: ClosedRange<Int64>, _ expected: String) throws(JSONValueProblem) -> Int64 {
         var result: Int64?
         if let number = value as? NSNumber, !isBoolean(number) {
-            let double = number.doubleValue
-            if double.rounded() == double, abs(double) < 9.2e18 { result = number.int64Value }
+            switch number.objCType.pointee {
+            case 0x64, 0x66: result = Int64(exactly: number.doubleValue)   // "d", "f": 42.0 is 42, 4.5 is no integer
+            case 0x51: result = Int64(exactly: number.uint64Value)          // "Q": above Int64.max
+            default: result = number.int64Value
+            }
         } else if let text = value as? String {
             let trimmed = text.trimmingCharacters(in: .whitespaces)
-            result = Int64(trimmed) ?? Double(trimmed).flatMap { $0.rounded() == $0 && abs($0) < 9.2e18 ? Int64($0) : nil }
+            result = Int64(trimmed) ?? Double(trimmed).flatMap { Int64(exactly: $0) }
         }
         guard let result, range.contains(result) else { throw JSONValueProblem(expected: expected) }
         return result

@@ -35,15 +35,17 @@ enum ISO8601Date {
             guard let second = number(2), second < 61 else { return nil }
             seconds += Double(second)
             if skip(46) || skip(44) {
-                var scale = 0.1
-                var fraction = 0.0
+                var numerator = 0
+                var denominator = 1
                 while let byte = utf8.first, byte >= 48, byte <= 57 {
-                    fraction += Double(byte - 48) * scale
-                    scale /= 10
+                    if denominator < 1_000_000_000 {   // digits past nanoseconds are dropped
+                        numerator = numerator * 10 + Int(byte - 48)
+                        denominator *= 10
+                    }
                     utf8 = utf8.dropFirst()
                 }
-                guard scale < 0.1 else { return nil }
-                seconds += fraction
+                guard denominator > 1 else { return nil }
+                seconds += Double(numerator) / Double(denominator)
             }
         }
         if utf8.isEmpty || skip(90) || skip(122) { return utf8.isEmpty ? Date(timeIntervalSince1970: seconds) : nil }  // Z z
