@@ -78,6 +78,12 @@ class Member: ManagedObject {
     @Relationship(inverse: \Skill.$holders) var skills: Set<Skill>
     @Relationship var mentor: Lead?
     override class var modelName: String? { "JSONWorld" }
+
+    /// Refuses a negative age at save, for the tests of a failed save.
+    override func validateForInsert() throws {
+        try super.validateForInsert()
+        if age < 0 { throw ValidationError.Problem(self, key: "age", "age cannot be negative") }
+    }
 }
 
 final class Lead: Member {
