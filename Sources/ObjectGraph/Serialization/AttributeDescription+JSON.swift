@@ -13,7 +13,7 @@ extension AttributeDescription {
         switch stored {
         case .null, .unloaded, .object, .objects: return NSNull()
         case .int(let value):
-            return attributeType == .boolean ? value != 0 : value
+            return attributeType == .boolean ? value != 0 : Int(value)
         case .double(let value):
             guard attributeType == .date else { return value }
             switch options.dates {
