@@ -87,7 +87,7 @@ extension JSONImporter {
             return .reference(value)
         }
         let destination = try entity(of: record, base: relationship.destinationEntity, index: index, path: path)
-        let relatedBy = options.mapping.relatedByAttribute(of: destination)
+        let relatedBy = table(for: destination).relatedBy
         let key = try relatedBy.map { try lookupKey(of: $0, in: record, entity: destination, index: index, path: path) } ?? nil
         let existing = key.flatMap { key in relatedBy.flatMap { lookup[ObjectIdentifier($0)]?[key] } }
         return .object(try upsert(record, entity: destination, existing: existing, relatedBy: relatedBy, key: key, index: index, path: path))
@@ -129,7 +129,7 @@ extension JSONImporter {
             }
             return object
         }
-        guard let relatedBy = options.mapping.relatedByAttribute(of: destination) else {
+        guard let relatedBy = table(for: destination).relatedBy else {
             throw JSONImportError(.unknownReference, index: index, key: path, entity: relationship.entity.name,
                                   "\(relationship) names \(Self.shortText(value)) by key, but \(destination.name) has no related-by attribute; set JSONMapping.relatedBy[\"\(destination.name)\"] or conform \(destination.name) to JSONImportable")
         }

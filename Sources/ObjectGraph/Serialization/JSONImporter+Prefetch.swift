@@ -11,7 +11,7 @@ extension JSONImporter {
         func gather(_ record: [String: Any], _ base: EntityDescription) {
             let entity = (try? self.entity(of: record, base: base, index: 0, path: "")) ?? base
             let table = table(for: entity)
-            if let relatedBy = options.mapping.relatedByAttribute(of: entity) {
+            if let relatedBy = table.relatedBy {
                 want(relatedBy, table.value(of: relatedBy, in: record))
             }
             for relationship in entity.relationships {
@@ -20,7 +20,7 @@ extension JSONImporter {
                 for item in (value as? [Any]) ?? [value] {
                     if let nested = item as? [String: Any] {
                         gather(nested, destination)
-                    } else if let relatedBy = options.mapping.relatedByAttribute(of: destination) {
+                    } else if let relatedBy = self.table(for: destination).relatedBy {
                         want(relatedBy, item)
                     }
                 }

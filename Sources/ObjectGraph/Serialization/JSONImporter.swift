@@ -18,7 +18,7 @@ final class JSONImporter {
     /// Existing objects this batch touched, and the top-level records that matched one.
     var touched: [ManagedObject] = []
     var touchedIDs: Set<ObjectIdentifier> = []
-    var matchedRecords: [(index: Int, key: String?, object: ManagedObject)] = []
+    var matchedRecords: [(index: Int, key: () -> String?, object: ManagedObject)] = []
     /// Relationships that name objects by key, set once the whole batch is in.
     var pendingReferences: [PendingReference] = []
 
@@ -42,7 +42,7 @@ final class JSONImporter {
                 try checkRequiredValues()
                 let updated = touched.filter(\.hasChanges)
                 for match in matchedRecords where !match.object.hasChanges && !isNew.contains(ObjectIdentifier(match.object)) {
-                    report.skipped.append(.init(index: match.index, key: match.key, reason: .unchanged))
+                    report.skipped.append(.init(index: match.index, key: match.key(), reason: .unchanged))
                 }
                 do {
                     try context.save()
@@ -84,16 +84,16 @@ final class JSONImporter {
                 throw JSONImportError(.notAnObject, index: index, entity: entity.name, "the record is a \(Self.jsonTypeName(element)), not a JSON object")
             }
             let recordEntity = try self.entity(of: record, base: entity, index: index, path: "")
-            let relatedBy = options.mapping.relatedByAttribute(of: recordEntity)
+            let relatedBy = table(for: recordEntity).relatedBy
             let keyValue = try relatedBy.map { try lookupKey(of: $0, in: record, entity: recordEntity, index: index, path: "") } ?? nil
             let existing = keyValue.flatMap { key in relatedBy.flatMap { lookup[ObjectIdentifier($0)]?[key] } }
-            let keyText = relatedBy.flatMap { table(for: recordEntity).value(of: $0, in: record) }.map { "\($0)" }
+            let keyText = { relatedBy.flatMap { self.table(for: recordEntity).value(of: $0, in: record) }.map { "\($0)" } }
             switch (options.policy, existing) {
             case (.insertOnly, .some):
-                report.skipped.append(.init(index: index, key: keyText, reason: .exists))
+                report.skipped.append(.init(index: index, key: keyText(), reason: .exists))
                 continue
             case (.updateOnly, .none):
-                report.skipped.append(.init(index: index, key: keyText, reason: .notFound))
+                report.skipped.append(.init(index: index, key: keyText(), reason: .notFound))
                 continue
             default:
                 break

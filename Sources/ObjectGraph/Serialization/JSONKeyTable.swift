@@ -8,8 +8,11 @@ struct JSONKeyTable {
     let propertiesByKey: [String: PropertyDescription]
     /// The keys that may hold each property's value, by slot, mapped key first.
     let keysBySlot: [[String]]
+    /// The attribute records of the entity are matched by, if any.
+    let relatedBy: AttributeDescription?
 
     init(entity: EntityDescription, mapping: JSONMapping) {
+        relatedBy = mapping.relatedByAttribute(of: entity)
         var byKey: [String: PropertyDescription] = [:]
         var keys: [[String]] = Array(repeating: [], count: entity.properties.count)
         for property in entity.properties where !property.isTransient {
