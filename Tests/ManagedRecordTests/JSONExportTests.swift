@@ -38,6 +38,22 @@ final class JSONExportTests: JSONTestCase {
         XCTAssertTrue(s.serialize(options: options)["maybeTitle"] is NSNull, "includesNullValues writes null")
     }
 
+    func testValuesReadBackFromTheStoreAreWrittenByTheirAttributeType() throws {
+        // SQLite's NUMERIC affinity hands back whole dates and decimals as integers.
+        let s = Specimen.newEntity()
+        s.code = "whole"
+        s.stamp = Date(timeIntervalSinceReferenceDate: 86_400)
+        s.price = 12
+        s.ratio = 3
+        try Specimen.commit()
+        Specimen.contextForCurrentThread.reset()
+
+        let fields = try XCTUnwrap(Specimen.get(where: "code == %@", "whole")).serialize(options: JSONExportOptions(decimals: .string))
+        XCTAssertEqual(fields["stamp"] as? String, "2001-01-02T00:00:00Z")
+        XCTAssertEqual(fields["price"] as? String, "12")
+        XCTAssertEqual(fields["ratio"] as? Double, 3)
+    }
+
     private func makeTeam() throws {
         let red = Team.newEntity()
         red.name = "red"

@@ -84,6 +84,7 @@ final class JSONImportErrorTests: JSONTestCase {
         try assertFails(.wrongType, index: 0, key: "small") { try Specimen.importJSON(json(#"[{"code": "a", "small": 40000}]"#)) }
         try assertFails(.wrongType, index: 0, key: "flag") { try Specimen.importJSON(json(#"[{"code": "a", "flag": "maybe"}]"#)) }
         try assertFails(.wrongType, index: 0, key: "stamp") { try Specimen.importJSON(json(#"[{"code": "a", "stamp": "yesterday"}]"#)) }
+        try assertFails(.wrongType, index: 0, key: "stamp") { try Specimen.importJSON(json(#"[{"code": "a", "stamp": "2023-02-30"}]"#)) }
         try assertFails(.wrongType, index: 0, key: "token") { try Specimen.importJSON(json(#"[{"code": "a", "token": "not-a-uuid"}]"#)) }
         try assertFails(.wrongType, index: 0, key: "payload") { try Specimen.importJSON(json(#"[{"code": "a", "payload": 12}]"#)) }
         try assertFails(.wrongType, index: 0, key: "size") { try Specimen.importJSON(json(#"[{"code": "a", "size": {"width": "wide"}}]"#)) }

@@ -25,7 +25,9 @@ enum ISO8601Date {
         }
         guard let year = number(4), skip(45), let month = number(2), skip(45), let day = number(2),
               (1...12).contains(month), (1...31).contains(day) else { return nil }
-        var seconds = Double(daysSince1970(year: year, month: month, day: day)) * 86_400
+        let days = daysSince1970(year: year, month: month, day: day)
+        guard civil(fromDays: Int64(days)) == (Int64(year), Int64(month), Int64(day)) else { return nil }   // no February 30th
+        var seconds = Double(days) * 86_400
         guard let separator = utf8.first else { return Date(timeIntervalSince1970: seconds) }
         guard separator == 84 || separator == 116 || separator == 32 else { return nil }   // T t space
         utf8 = utf8.dropFirst()

@@ -56,7 +56,7 @@ public struct JSONImportReport: Sendable, CustomStringConvertible {
         if let batchSize {
             text += ", \(committedBatches) batches of up to \(batchSize) records"
         } else {
-            text += ", \(committedBatches) transaction"
+            text += committedBatches == 1 ? ", 1 transaction" : ", \(committedBatches) transactions"
         }
         if !ignoredKeys.isEmpty { text += "; ignored keys: \(ignoredKeys.keys.sorted().joined(separator: ", "))" }
         return text
