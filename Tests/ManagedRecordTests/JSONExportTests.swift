@@ -54,6 +54,15 @@ final class JSONExportTests: JSONTestCase {
         XCTAssertEqual(fields["ratio"] as? Double, 3)
     }
 
+    func testANumberJSONCannotHoldIsAnExportError() throws {
+        let s = Specimen.newEntity()
+        s.ratio = .nan
+        try Specimen.commit()
+        XCTAssertThrowsError(try Specimen.exportJSON()) { error in
+            XCTAssertTrue("\(error)".contains("nan is not a JSON number"), "\(error)")
+        }
+    }
+
     private func makeTeam() throws {
         let red = Team.newEntity()
         red.name = "red"

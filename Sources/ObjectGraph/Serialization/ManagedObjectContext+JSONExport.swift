@@ -77,7 +77,10 @@ extension ManagedObjectContext {
         return common
     }
 
+    /// - Throws: ``JSONExportError`` for a value JSON cannot hold (an infinite or NaN Double).
     static func jsonData(_ objects: [[String: Any]], options: JSONExportOptions) throws -> Data {
-        try JSONSerialization.data(withJSONObject: objects, options: options.prettyPrinted ? [.prettyPrinted, .sortedKeys] : [])
+        var writer = JSONWriter(pretty: options.prettyPrinted, capacity: objects.count * 128)
+        try writer.write(objects)
+        return Data(writer.bytes)
     }
 }
