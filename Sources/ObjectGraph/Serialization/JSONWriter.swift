@@ -15,25 +15,35 @@ struct JSONWriter {
     }
 
     mutating func write(_ value: Any, depth: Int = 0) throws(JSONExportError) {
-        switch value {
-        case let text as String:
+        // Exact types first: a cast of a Swift value to a class type (NSNumber, NSNull)
+        // would bridge it to Foundation first, which costs more than the whole write.
+        let type = type(of: value)
+        if let object = value as? [String: Any] {
+            try writeObject(object, depth: depth)
+        } else if let text = value as? String {
             writeString(text)
-        case let number as NSNumber where type(of: value) is NSNumber.Type:
+        } else if type == Int.self {
+            append(String(value as! Int))
+        } else if type == Double.self {
+            try writeDouble(value as! Double)
+        } else if type == Bool.self {
+            append(value as! Bool ? "true" : "false")
+        } else if type is NSNumber.Type {
             // Parsed JSON (a Codable attribute): booleans are marked "c".
+            let number = value as! NSNumber
             switch number.objCType.pointee {
             case 0x63: append(number.boolValue ? "true" : "false")
             case 0x64, 0x66: try writeDouble(number.doubleValue)
             default: append(number.description)
             }
-        case let integer as Int: append(String(integer))
-        case let double as Double: try writeDouble(double)
-        case let flag as Bool: append(flag ? "true" : "false")
-        case is NSNull: append("null")
-        case let decimal as Decimal: append(decimal.description)
-        case let object as [String: Any]: try writeObject(object, depth: depth)
-        case let array as [Any]: try writeArray(array, depth: depth)
-        default:
-            throw JSONExportError(message: "a \(type(of: value)) cannot be written as JSON")
+        } else if type is NSNull.Type {
+            append("null")
+        } else if type == Decimal.self {
+            append((value as! Decimal).description)
+        } else if let array = value as? [Any] {
+            try writeArray(array, depth: depth)
+        } else {
+            throw JSONExportError(message: "a \(type) cannot be written as JSON")
         }
     }
 
