@@ -1,5 +1,10 @@
 import Foundation
 
+/// Whether a value is JSON's `null`, checked on its type: `value is NSNull` would bridge a
+/// string or a dictionary to Foundation first.
+@inline(__always)
+func isJSONNull(_ value: Any) -> Bool { type(of: value) is NSNull.Type }
+
 /// Why a JSON value cannot be an attribute's value: what the attribute takes.
 struct JSONValueProblem: Error {
     let expected: String
@@ -42,7 +47,7 @@ extension AttributeDescription {
     ///
     /// - Throws: ``JSONValueProblem`` saying what the attribute takes.
     func slotValue(fromJSON value: Any, dateNumbers: JSONImportOptions.DateNumbers) throws(JSONValueProblem) -> SlotValue {
-        if value is NSNull { return .null }
+        if isJSONNull(value) { return .null }
         switch attributeType {
         case .integer16: return .int(try Self.integer(value, in: Int64(Int16.min)...Int64(Int16.max), "an integer from -32768 to 32767"))
         case .integer32: return .int(try Self.integer(value, in: Int64(Int32.min)...Int64(Int32.max), "a 32-bit integer"))
@@ -95,7 +100,7 @@ extension AttributeDescription {
 
     private static func integer(_ value: Any, in range: ClosedRange<Int64>, _ expected: String) throws(JSONValueProblem) -> Int64 {
         var result: Int64?
-        if let number = value as? NSNumber, !isBoolean(number) {
+        if let number = Self.number(value), !isBoolean(number) {
             switch number.objCType.pointee {
             case 0x64, 0x66: result = Int64(exactly: number.doubleValue)   // "d", "f": 42.0 is 42, 4.5 is no integer
             case 0x51: result = Int64(exactly: number.uint64Value)          // "Q": above Int64.max
@@ -110,21 +115,21 @@ extension AttributeDescription {
     }
 
     private static func double(_ value: Any) -> Double? {
-        if let number = value as? NSNumber { return isBoolean(number) ? nil : number.doubleValue }
+        if let number = Self.number(value) { return isBoolean(number) ? nil : number.doubleValue }
         if let text = value as? String { return Double(text.trimmingCharacters(in: .whitespaces)) }
         return nil
     }
 
     /// A number's exact text, for Decimal: the number as written, or the string if it holds one.
     private static func numberText(_ value: Any) -> String? {
-        if let number = value as? NSNumber { return isBoolean(number) ? nil : number.description }
+        if let number = Self.number(value) { return isBoolean(number) ? nil : number.description }
         guard let text = value as? String else { return nil }
         let trimmed = text.trimmingCharacters(in: .whitespaces)
         return Double(trimmed) == nil ? nil : trimmed
     }
 
     private static func boolean(_ value: Any) -> Bool? {
-        if let number = value as? NSNumber {
+        if let number = Self.number(value) {
             if isBoolean(number) { return number.boolValue }
             switch number.int64Value { case 0: return false; case 1: return true; default: return nil }
         }
@@ -138,7 +143,7 @@ extension AttributeDescription {
 
     private static func date(_ value: Any, _ numbers: JSONImportOptions.DateNumbers) -> Date? {
         if let date = value as? Date { return date }
-        if let number = value as? NSNumber, !isBoolean(number) { return date(fromNumber: number.doubleValue, numbers) }
+        if let number = Self.number(value), !isBoolean(number) { return date(fromNumber: number.doubleValue, numbers) }
         guard let text = value as? String else { return nil }
         if let date = ISO8601Date.parse(text) { return date }
         return Double(text.trimmingCharacters(in: .whitespaces)).flatMap { date(fromNumber: $0, numbers) }
@@ -152,6 +157,15 @@ extension AttributeDescription {
         case .millisecondsSince1970: return Date(timeIntervalSince1970: number / 1000)
         case .secondsSinceReferenceDate: return Date(timeIntervalSinceReferenceDate: number)
         }
+    }
+
+    /// The value as a number: an `NSNumber` (what `JSONSerialization` reads) or a Swift
+    /// number or `Bool`. A string is never bridged to Foundation only to fail the cast.
+    private static func number(_ value: Any) -> NSNumber? {
+        let type = type(of: value)
+        if type is NSNumber.Type { return (value as! NSNumber) }
+        if type == String.self { return nil }
+        return value as? NSNumber
     }
 
     /// Whether a number is a boolean: JSON's `true`/`false`, or a Swift `Bool`.

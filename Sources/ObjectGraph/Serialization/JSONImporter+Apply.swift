@@ -47,7 +47,7 @@ extension JSONImporter {
         var items: [PendingReference.Item] = []
         var referencesByKey = false
         if relationship.isToMany {
-            if raw is NSNull {
+            if isJSONNull(raw) {
                 items = []
             } else if let array = raw as? [Any] {
                 items.reserveCapacity(array.count)
@@ -60,7 +60,7 @@ extension JSONImporter {
                 throw JSONImportError(.wrongType, index: index, key: path, entity: object.entity.name,
                                       "\(relationship) is to-many and takes an array of objects or keys, not \(Self.jsonTypeName(raw))")
             }
-        } else if !(raw is NSNull) {
+        } else if !isJSONNull(raw) {
             if raw is [Any] {
                 throw JSONImportError(.wrongType, index: index, key: path, entity: object.entity.name,
                                       "\(relationship) is to-one and takes one object or key, not an array")
@@ -80,7 +80,7 @@ extension JSONImporter {
     /// A nested record (upserted now) or a key (looked up once the batch is in).
     private func relatedItem(_ value: Any, _ relationship: RelationshipDescription, index: Int, path: String) throws -> PendingReference.Item {
         guard let record = value as? [String: Any] else {
-            if value is [Any] || value is NSNull {
+            if value is [Any] || isJSONNull(value) {
                 throw JSONImportError(.wrongType, index: index, key: path, entity: relationship.entity.name,
                                       "an item of \(relationship) is \(Self.jsonTypeName(value)), not an object or a key")
             }

@@ -36,7 +36,7 @@ struct JSONWriter {
             case 0x64, 0x66: try writeDouble(number.doubleValue)
             default: append(number.description)
             }
-        } else if type is NSNull.Type {
+        } else if isJSONNull(value) {
             append("null")
         } else if type == Decimal.self {
             append((value as! Decimal).description)
