@@ -127,6 +127,13 @@ final class JSONImportErrorTests: JSONTestCase {
         }
     }
 
+    func testAStoreLookupThatFailsIsReportedAndRolledBack() throws {
+        // A Codable attribute cannot be compared by the store, so it cannot match records.
+        try assertFails(.storeFailed, index: nil, key: nil) {
+            try Specimen.importJSON(json(#"[{"code": "a", "size": {"width": 1, "height": 2, "tags": []}}]"#), relatedBy: "size")
+        }
+    }
+
     func testAFailureInALaterBatchKeepsTheCommittedBatchesAndSaysWhich() throws {
         var options = memberOptions
         options.batchSize = 2

@@ -26,6 +26,8 @@ public struct JSONImportError: Error, CustomStringConvertible {
         public static let unknownReference = Code(name: "unknownReference")
         /// The save of a batch (or of the whole import) failed: see ``underlyingError``.
         public static let saveFailed = Code(name: "saveFailed")
+        /// Reading the store to find the records' objects failed: see ``underlyingError``.
+        public static let storeFailed = Code(name: "storeFailed")
         public var description: String { name }
     }
 

@@ -51,11 +51,13 @@ final class JSONImporter {
                 }
                 report.inserted += insertedObjects.map(\.object.objectID)
                 report.updated += updated.map(\.objectID)
-            } catch var error as JSONImportError {
+            } catch {
                 context.rollback()
-                error.report = report
-                error.report.skipped.removeAll { $0.index >= start }
-                throw error
+                var failure = error as? JSONImportError
+                    ?? JSONImportError(.storeFailed, entity: entity.name, "looking up the objects of records \(start)..<\(end) failed: \(error)", underlying: error)
+                failure.report = report
+                failure.report.skipped.removeAll { $0.index >= start }
+                throw failure
             }
             report.committedBatches += 1
             report.committedRecords = end
@@ -81,7 +83,7 @@ final class JSONImporter {
         try prefetch(records)
         for (index, element) in zip(records.indices, records) {
             guard let record = element as? [String: Any] else {
-                throw JSONImportError(.notAnObject, index: index, entity: entity.name, "the record is a \(Self.jsonTypeName(element)), not a JSON object")
+                throw JSONImportError(.notAnObject, index: index, entity: entity.name, "the record is \(Self.jsonTypeName(element)), not a JSON object")
             }
             let recordEntity = try self.entity(of: record, base: entity, index: index, path: "")
             let relatedBy = table(for: recordEntity).relatedBy
