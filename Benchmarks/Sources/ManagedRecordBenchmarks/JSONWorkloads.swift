@@ -1,11 +1,12 @@
 import Foundation
 import GRDB
+import ManagedRecord
 import ObjectGraph
 
 // Workloads 11 and 12: JSON in and out. The input is what a web service would send: an array
 // of employees, dates in ISO 8601, each with its department as a nested object that names it.
 // ManagedRecord imports it with `importJSON` (departments upserted by name) and exports with
-// `exportJSON`; GRDB decodes and encodes `Codable` structs and writes records. The raw way
+// `exportJSON` (the helpers column: `Employee.importJSON`, `Employee.exportJSON`); GRDB decodes and encodes `Codable` structs and writes records. The raw way
 // has no JSON code: it shows n/a.
 
 /// An employee as JSON, as a GRDB user declares it.
@@ -64,11 +65,11 @@ enum JSONWorkload {
 
 extension Way {
     func importJSON(_ store: StoreURL, _ json: Data) throws -> Sample {
-        throw Unavailable(reason: "no JSON code in this way; compare ManagedRecord with GRDB's Codable records")
+        throw Unavailable(reason: "no JSON code in this way (raw SQLite); compare ManagedRecord with GRDB's Codable records")
     }
 
     func exportJSON(_ store: StoreURL) throws -> Sample {
-        throw Unavailable(reason: "no JSON code in this way; compare ManagedRecord with GRDB's Codable records")
+        throw Unavailable(reason: "no JSON code in this way (raw SQLite); compare ManagedRecord with GRDB's Codable records")
     }
 }
 
@@ -87,6 +88,26 @@ extension ContextWay {
         let json = try container.viewContext.exportJSON(FetchRequest<Employee>(), options: JSONExportOptions(mapping: JSONWorkload.mapping, relationships: .nested(depth: 1)))
         let time = seconds(since: start)
         return Sample(seconds: time, check: try JSONWorkload.checksum(ofExport: json))
+    }
+}
+
+extension ClassHelpersWay {
+    func importJSON(_ store: StoreURL, _ json: Data) throws -> Sample {
+        try withStack(store) {
+            let start = now()
+            try Employee.importJSON(json, options: JSONImportOptions(relatedBy: JSONWorkload.mapping.relatedBy))
+            let time = seconds(since: start)
+            return Sample(seconds: time, check: try StoreSummary.read(store))
+        }
+    }
+
+    func exportJSON(_ store: StoreURL) throws -> Sample {
+        try withStack(store) {
+            let start = now()
+            let json = try Employee.exportJSON(options: JSONExportOptions(mapping: JSONWorkload.mapping, relationships: .nested(depth: 1)))
+            let time = seconds(since: start)
+            return Sample(seconds: time, check: try JSONWorkload.checksum(ofExport: json))
+        }
     }
 }
 
