@@ -41,9 +41,13 @@ public struct JSONExportOptions: Sendable {
         }
     }
 
+    /// JSON keys and related-by attributes (for relationships written as keys).
     public var mapping = JSONMapping()
+    /// How dates are written: ISO 8601 strings by default.
     public var dates = DateEncoding.iso8601
+    /// How decimals are written: numbers by default.
     public var decimals = DecimalEncoding.number
+    /// How relationships are written: as keys by default.
     public var relationships = RelationshipEncoding.keys
     /// Whether nil attributes are written as `null` (so that importing the JSON over an
     /// existing object clears them) rather than left out.
@@ -54,6 +58,7 @@ public struct JSONExportOptions: Sendable {
     /// Whether the JSON text is indented and its keys sorted.
     public var prettyPrinted = false
 
+    /// Options for an export; every argument has the default the property documents.
     public init(mapping: JSONMapping = JSONMapping(), dates: DateEncoding = .iso8601, decimals: DecimalEncoding = .number,
                 relationships: RelationshipEncoding = .keys, includesNullValues: Bool = true) {
         self.mapping = mapping

@@ -31,6 +31,7 @@ public struct JSONImportError: Error, CustomStringConvertible {
         public var description: String { name }
     }
 
+    /// What kind of problem it is.
     public let code: Code
     /// The index of the record in the input, when one is at fault.
     public let index: Int?
@@ -38,8 +39,9 @@ public struct JSONImportError: Error, CustomStringConvertible {
     public let key: String?
     /// The entity whose record is at fault.
     public let entity: String?
+    /// What is wrong and what to do, naming the entity, the key and the types.
     public let message: String
-    /// The error of a failed save.
+    /// The error of a failed save or store lookup.
     public let underlyingError: (any Error)?
     /// What the committed batches did (empty for an import in one transaction).
     public internal(set) var report = JSONImportReport()

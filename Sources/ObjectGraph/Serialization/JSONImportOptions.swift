@@ -31,7 +31,9 @@ public struct JSONImportOptions: Sendable {
         case secondsSinceReferenceDate
     }
 
+    /// Related-by attributes and JSON keys, per entity.
     public var mapping = JSONMapping()
+    /// Whether records insert, update, or both (the default).
     public var policy = Policy.upsert
     /// Whether a JSON key that names no property is an error (else it is ignored and
     /// counted in ``JSONImportReport/ignoredKeys``).
@@ -40,11 +42,13 @@ public struct JSONImportOptions: Sendable {
     /// a commit after every `batchSize` records, so memory stays bounded; a failure then
     /// rolls back only its own batch and the error reports the batches already committed.
     public var batchSize: Int?
+    /// How a number given for a date is read.
     public var dateNumbers = DateNumbers.automatic
     /// The key that may name a record's entity (a sub-entity of the imported one); nil for
     /// none.
     public var entityKey: String? = "entity"
 
+    /// Options for an import: `relatedBy` and `keys` by entity name (see ``JSONMapping``).
     public init(relatedBy: [String: String] = [:], keys: [String: [String: String]] = [:], policy: Policy = .upsert,
                 strict: Bool = false, batchSize: Int? = nil) {
         self.mapping = JSONMapping(relatedBy: relatedBy, keys: keys)

@@ -24,7 +24,9 @@ public struct JSONImportReport: Sendable, CustomStringConvertible {
 
     /// A skipped record: its index in the input, its related-by value, and why.
     public struct Skip: Sendable, CustomStringConvertible {
+        /// The record's index in the input.
         public let index: Int
+        /// The record's related-by value, as text.
         public let key: String?
         public let reason: SkipReason
         public var description: String { "record \(index)\(key.map { " (\($0))" } ?? ""): \(reason)" }
@@ -36,6 +38,7 @@ public struct JSONImportReport: Sendable, CustomStringConvertible {
     public internal(set) var inserted: [ObjectID] = []
     /// Existing objects whose values changed, top-level and nested.
     public internal(set) var updated: [ObjectID] = []
+    /// Top-level records that changed nothing, in input order.
     public internal(set) var skipped: [Skip] = []
     /// JSON keys that named no property (ignored unless the import is strict), with how
     /// many records held each, by `Entity.key`.

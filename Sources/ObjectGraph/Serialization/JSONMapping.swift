@@ -22,6 +22,7 @@ public struct JSONMapping: Sendable {
     /// JSON key per property name, by entity name (MagicalRecord's `mappedKeyName`).
     public var keys: [String: [String: String]] = [:]
 
+    /// A mapping with `relatedBy` attribute names and `keys` (property -> JSON key), by entity name.
     public init(relatedBy: [String: String] = [:], keys: [String: [String: String]] = [:]) {
         self.relatedBy = relatedBy
         self.keys = keys

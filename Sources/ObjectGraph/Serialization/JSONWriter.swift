@@ -126,6 +126,7 @@ struct JSONWriter {
 
 /// An export that meets a value JSON cannot hold (an infinite or NaN number).
 public struct JSONExportError: Error, CustomStringConvertible {
+    /// What cannot be written, and what to do.
     public let message: String
     public var description: String { "JSON export error: \(message)" }
 }
