@@ -40,6 +40,26 @@ final class JSONImportTests: JSONTestCase {
         XCTAssertEqual(try Member.count(), 1, "the draft was never saved")
     }
 
+    func testAnImportOnAnotherThreadReachesTheMainContext() throws {
+        let ann = Member.newEntity()
+        ann.badge = "m1"
+        try Member.commit()
+        let done = DispatchSemaphore(value: 0)
+        let thread = Thread {
+            defer { done.signal() }
+            do {
+                let report = try Member.importJSON(Data(#"[{"badge": "m1", "age": 7}, {"badge": "m2"}]"#.utf8), relatedBy: "badge")
+                XCTAssertEqual(report.inserted.count, 1)
+            } catch {
+                XCTFail("\(error)")
+            }
+        }
+        thread.start()
+        done.wait()
+        XCTAssertEqual(ann.age, 7)
+        XCTAssertEqual(try Member.count(), 2)
+    }
+
     func testDatesInEveryAcceptedForm() throws {
         let expected = Date(timeIntervalSince1970: 1_714_555_800)   // 2024-05-01T09:30:00Z
         let forms: [Any] = [

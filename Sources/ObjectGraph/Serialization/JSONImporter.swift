@@ -18,7 +18,7 @@ final class JSONImporter {
     /// Existing objects this batch touched, and the top-level records that matched one.
     var touched: [ManagedObject] = []
     var touchedIDs: Set<ObjectIdentifier> = []
-    var matchedRecords: [(index: Int, key: () -> String?, object: ManagedObject)] = []
+    var matchedRecords: [(index: Int, record: [String: Any], object: ManagedObject)] = []
     /// Relationships that name objects by key, set once the whole batch is in.
     var pendingReferences: [PendingReference] = []
 
@@ -42,7 +42,7 @@ final class JSONImporter {
                 try checkRequiredValues()
                 let updated = touched.filter(\.hasChanges)
                 for match in matchedRecords where !match.object.hasChanges && !isNew.contains(ObjectIdentifier(match.object)) {
-                    report.skipped.append(.init(index: match.index, key: match.key(), reason: .unchanged))
+                    report.skipped.append(.init(index: match.index, key: keyText(of: match.record, match.object.entity), reason: .unchanged))
                 }
                 do {
                     try context.save()
@@ -89,19 +89,18 @@ final class JSONImporter {
             let relatedBy = table(for: recordEntity).relatedBy
             let keyValue = try relatedBy.map { try lookupKey(of: $0, in: record, entity: recordEntity, index: index, path: "") } ?? nil
             let existing = keyValue.flatMap { key in relatedBy.flatMap { lookup[ObjectIdentifier($0)]?[key] } }
-            let keyText = { relatedBy.flatMap { self.table(for: recordEntity).value(of: $0, in: record) }.map { "\($0)" } }
             switch (options.policy, existing) {
             case (.insertOnly, .some):
-                report.skipped.append(.init(index: index, key: keyText(), reason: .exists))
+                report.skipped.append(.init(index: index, key: keyText(of: record, recordEntity), reason: .exists))
                 continue
             case (.updateOnly, .none):
-                report.skipped.append(.init(index: index, key: keyText(), reason: .notFound))
+                report.skipped.append(.init(index: index, key: keyText(of: record, recordEntity), reason: .notFound))
                 continue
             default:
                 break
             }
             let object = try upsert(record, entity: recordEntity, existing: existing, relatedBy: relatedBy, key: keyValue, index: index, path: "")
-            if existing != nil { matchedRecords.append((index, keyText, object)) }
+            if existing != nil { matchedRecords.append((index, record, object)) }
         }
     }
 
@@ -120,6 +119,12 @@ final class JSONImporter {
         }
         try apply(record, to: object, index: index, path: path)
         return object
+    }
+
+    /// A record's related-by value as text, for the report.
+    private func keyText(of record: [String: Any], _ entity: EntityDescription) -> String? {
+        let table = table(for: entity)
+        return table.relatedBy.flatMap { table.value(of: $0, in: record) }.map { "\($0)" }
     }
 
     func table(for entity: EntityDescription) -> JSONKeyTable {
