@@ -144,6 +144,13 @@ final class JSONImportTests: JSONTestCase {
         XCTAssertEqual(lead.mentees.map(\.badge), ["m2"])
     }
 
+    func testObjectsChangedThroughAnInverseAreReportedAsUpdated() throws {
+        try Member.importJSON(json(#"[{"badge": "m1"}, {"badge": "m2"}]"#), relatedBy: "badge")
+        let report = try Team.importJSON(json(#"[{"name": "red", "members": ["m1", "m2"]}]"#), options: memberOptions)
+        XCTAssertEqual(report.inserted.map(\.entity.name), ["Team"])
+        XCTAssertEqual(Set(try report.updated.map { try Member.contextForCurrentThread.object(with: $0).value(forKey: "badge") as? String }), ["m1", "m2"])
+    }
+
     func testAKeyMayNameAnObjectALaterRecordBrings() throws {
         try Member.importJSON(json(#"[{"badge": "m1", "mentor": "m2"}, {"badge": "m2", "entity": "Lead"}]"#), relatedBy: "badge")
         XCTAssertEqual(try Member.get(where: "badge == %@", "m1")?.mentor?.badge, "m2")

@@ -36,7 +36,8 @@ public struct JSONImportReport: Sendable, CustomStringConvertible {
     public internal(set) var recordCount = 0
     /// Objects created, top-level and nested.
     public internal(set) var inserted: [ObjectID] = []
-    /// Existing objects whose values changed, top-level and nested.
+    /// Existing objects whose values changed: those records matched, then those changed
+    /// through an inverse relationship (a member whose team a team record set).
     public internal(set) var updated: [ObjectID] = []
     /// Top-level records that changed nothing, in input order.
     public internal(set) var skipped: [Skip] = []

@@ -15,7 +15,7 @@ final class JSONImporter {
     /// Objects this batch inserted, with the record each came from.
     var insertedObjects: [(object: ManagedObject, index: Int, path: String)] = []
     var isNew: Set<ObjectIdentifier> = []
-    /// Existing objects this batch touched, and the top-level records that matched one.
+    /// Existing objects records matched in this batch (in order), and the top-level records that matched one.
     var touched: [ManagedObject] = []
     var touchedIDs: Set<ObjectIdentifier> = []
     var matchedRecords: [(index: Int, record: [String: Any], object: ManagedObject)] = []
@@ -40,7 +40,9 @@ final class JSONImporter {
                 try importBatch(records[start..<end])
                 try resolvePendingReferences()
                 try checkRequiredValues()
-                let updated = touched.filter(\.hasChanges)
+                // Records' own objects first, in input order, then those changed through an inverse.
+                let changed = context.updatedObjects
+                let updated = touched.filter(changed.contains) + changed.subtracting(touched).sorted { $0.objectID.description < $1.objectID.description }
                 for match in matchedRecords where !match.object.hasChanges && !isNew.contains(ObjectIdentifier(match.object)) {
                     report.skipped.append(.init(index: match.index, key: keyText(of: match.record, match.object.entity), reason: .unchanged))
                 }
