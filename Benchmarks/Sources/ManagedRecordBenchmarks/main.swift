@@ -1,6 +1,6 @@
 import Foundation
 
-// ManagedRecord benchmarks: every workload in four ways (JSON in and out: ManagedRecord and GRDB), in one process, on fresh stores.
+// ManagedRecord benchmarks: every workload in four ways (the JSON ones in all but raw SQLite), in one process, on fresh stores.
 // Run: cd Benchmarks && swift run -c release ManagedRecordBenchmarks [--objects N --runs R | --quick]
 
 let options = Options.parse(CommandLine.arguments)
