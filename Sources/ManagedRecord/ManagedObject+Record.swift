@@ -22,13 +22,16 @@ extension ManagedObject {
         return copy
     }
 
-    /// The stored attributes as a dictionary, by name; attributes that are nil are left out.
-    public func serialize() -> [String: Any] {
-        var result: [String: Any] = [:]
-        for attribute in entity.attributes where !attribute.isTransient {
-            if let value = value(forKey: attribute.name) { result[attribute.name] = value }
-        }
-        return result
+    /// The stored attributes as a JSON-ready dictionary, by name: UUIDs, URLs and dates
+    /// (ISO 8601) as strings, data as base64, a `Codable` attribute as its JSON; attributes
+    /// that are nil and relationships are left out unless `options` say otherwise.
+    ///
+    /// ```swift
+    /// let json = try JSONSerialization.data(withJSONObject: john.serialize())
+    /// let full = john.serialize(options: JSONExportOptions(relationships: .nested(depth: 1)))
+    /// ```
+    public func serialize(options: JSONExportOptions = JSONExportOptions(relationships: .omitted, includesNullValues: false)) -> [String: Any] {
+        jsonObject(options: options)
     }
 
     /// The same object in the calling thread's context.

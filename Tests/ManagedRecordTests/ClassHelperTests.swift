@@ -66,7 +66,7 @@ final class ClassHelperTests: RecordTestCase {
         let dictionary = person.serialize()
         XCTAssertEqual(dictionary["firstName"] as? String, "Ann")
         XCTAssertEqual(dictionary["age"] as? Int, 31)
-        XCTAssertEqual(dictionary["badge"] as? UUID, person.badge)
+        XCTAssertEqual(dictionary["badge"] as? String, person.badge.uuidString)   // JSON-ready
         XCTAssertNil(dictionary["company"])
     }
 

@@ -11,7 +11,7 @@ struct ClassHelpersWay: Way {
     static let model = "BenchHelpers"
 
     /// Sets the model up on `store` (outside the timing), runs `body`, tears it down.
-    private func withStack<T>(_ store: StoreURL, _ body: () throws -> T) throws -> T {
+    func withStack<T>(_ store: StoreURL, _ body: () throws -> T) throws -> T {
         try ManagedRecord.setUp(model: Self.model, entities: [Department.self, Employee.self], storeURL: store.url)
         defer { ManagedRecord.tearDown(model: Self.model) }
         _ = try Department.count()

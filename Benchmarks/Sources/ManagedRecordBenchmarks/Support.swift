@@ -62,7 +62,7 @@ struct Options {
                   --no-scaling       skip the curve
                   --no-memory        skip the bytes-per-object measurement
                   --merge-objects N  objects changed by the background context in workload 10 (default 10000)
-                  --only 1,2         run only these workloads (1...10)
+                  --only 1,2         run only these workloads (1...12)
                   --ways raw,context,helpers,grdb   run only these ways
                   --dir PATH         folder for the temporary stores (default: the temporary folder)
                   --wall-clock       time with the wall clock instead of the process's CPU time

@@ -32,6 +32,11 @@ protocol Way {
     /// commits (`commit`); then the main one, which holds those employees, sees the new
     /// values (`merge`).
     func backgroundChangeAndMerge(_ store: StoreURL, count: Int) throws -> (commit: Sample, merge: Sample)
+    /// 11. Import `json` (employees, each with its department as a nested object matched by
+    /// name) into the empty store and save (see JSONWorkloads.swift).
+    func importJSON(_ store: StoreURL, _ json: Data) throws -> Sample
+    /// 12. Export every employee, with its department's name, as JSON.
+    func exportJSON(_ store: StoreURL) throws -> Sample
 }
 
 /// A store file prepared by ``StoreFactory``.

@@ -1,6 +1,6 @@
 import Foundation
 
-// ManagedRecord benchmarks: every workload in four ways, in one process, on fresh stores.
+// ManagedRecord benchmarks: every workload in four ways (the JSON ones in all but raw SQLite), in one process, on fresh stores.
 // Run: cd Benchmarks && swift run -c release ManagedRecordBenchmarks [--objects N --runs R | --quick]
 
 let options = Options.parse(CommandLine.arguments)
@@ -21,6 +21,7 @@ do {
     let runner = Runner(options: options, factory: factory, ways: ways, entities: entities)
     let n = options.objects
     let merged = min(options.mergeObjects, n)
+    let employeeJSON = try JSONWorkload.input(runner.data)
 
     let workloads: [Workload] = [
         Workload(number: 1, rows: [.init(label: "insert \(n) + save", ratio: 1.5, seconds: nil)], store: .emptyPerRun) {
@@ -56,6 +57,13 @@ do {
                  store: .filledOnce) {
             let pair = try $0.backgroundChangeAndMerge($1, count: merged)
             return [pair.commit, pair.merge]
+        },
+        Workload(number: 11, rows: [.init(label: "import \(n) from JSON (departments nested, upserted by name) + save", ratio: nil, seconds: nil)],
+                 store: .emptyPerRun) {
+            [try $0.importJSON($1, employeeJSON)]
+        },
+        Workload(number: 12, rows: [.init(label: "export all to JSON (departments nested)", ratio: nil, seconds: nil)], store: .filledOnce) {
+            [try $0.exportJSON($1)]
         },
     ].filter { options.only?.contains($0.number) ?? true }
 

@@ -1,0 +1,108 @@
+import Foundation
+
+/// ISO 8601 dates read and written without a formatter object: a parse costs a few integer
+/// operations (an import reads one per record and attribute), and the type is `Sendable`.
+enum ISO8601Date {
+    /// Reads `2024-05-01`, `2024-05-01T09:30`, `2024-05-01T09:30:00`, with an optional
+    /// fraction (`.250`), and `Z`, `+02:00`, `+0200` or nothing (UTC) after the time; a
+    /// space may stand for the `T`. nil for anything else.
+    static func parse(_ text: String) -> Date? {
+        var utf8 = Array(text.utf8)[...]
+        func number(_ digits: Int) -> Int? {
+            guard utf8.count >= digits else { return nil }
+            var value = 0
+            for byte in utf8.prefix(digits) {
+                guard byte >= 48, byte <= 57 else { return nil }
+                value = value * 10 + Int(byte - 48)
+            }
+            utf8 = utf8.dropFirst(digits)
+            return value
+        }
+        func skip(_ byte: UInt8) -> Bool {
+            guard utf8.first == byte else { return false }
+            utf8 = utf8.dropFirst()
+            return true
+        }
+        guard let year = number(4), skip(45), let month = number(2), skip(45), let day = number(2),
+              (1...12).contains(month), (1...31).contains(day) else { return nil }
+        let days = daysSince1970(year: year, month: month, day: day)
+        guard civil(fromDays: Int64(days)) == (Int64(year), Int64(month), Int64(day)) else { return nil }   // no February 30th
+        var seconds = Double(days) * 86_400
+        guard let separator = utf8.first else { return Date(timeIntervalSince1970: seconds) }
+        guard separator == 84 || separator == 116 || separator == 32 else { return nil }   // T t space
+        utf8 = utf8.dropFirst()
+        guard let hour = number(2), skip(58), let minute = number(2), hour < 24, minute < 60 else { return nil }
+        seconds += Double(hour * 3600 + minute * 60)
+        if skip(58) {
+            guard let second = number(2), second < 61 else { return nil }
+            seconds += Double(second)
+            if skip(46) || skip(44) {
+                var numerator = 0
+                var denominator = 1
+                while let byte = utf8.first, byte >= 48, byte <= 57 {
+                    if denominator < 1_000_000_000 {   // digits past nanoseconds are dropped
+                        numerator = numerator * 10 + Int(byte - 48)
+                        denominator *= 10
+                    }
+                    utf8 = utf8.dropFirst()
+                }
+                guard denominator > 1 else { return nil }
+                seconds += Double(numerator) / Double(denominator)
+            }
+        }
+        if utf8.isEmpty || skip(90) || skip(122) { return utf8.isEmpty ? Date(timeIntervalSince1970: seconds) : nil }  // Z z
+        guard let sign = utf8.first, sign == 43 || sign == 45 else { return nil }   // + -
+        utf8 = utf8.dropFirst()
+        guard let offsetHours = number(2) else { return nil }
+        _ = skip(58)
+        let offsetMinutes = utf8.isEmpty ? 0 : number(2)
+        guard let offsetMinutes, utf8.isEmpty else { return nil }
+        let offset = Double(offsetHours * 3600 + offsetMinutes * 60)
+        return Date(timeIntervalSince1970: sign == 43 ? seconds - offset : seconds + offset)
+    }
+
+    /// `2024-05-01T09:30:00Z`, or `2024-05-01T09:30:00.250Z` when the date has milliseconds.
+    static func format(_ date: Date) -> String {
+        let totalMilliseconds = Int64((date.timeIntervalSince1970 * 1000).rounded())
+        let (days, millisecondOfDay) = floorDivide(totalMilliseconds, 86_400_000)
+        let (year, month, day) = civil(fromDays: days)
+        let second = millisecondOfDay / 1000
+        let milliseconds = millisecondOfDay % 1000
+        func two(_ value: Int64) -> String { value < 10 ? "0\(value)" : "\(value)" }
+        var text = "\(year < 0 ? "-" : "")\(String(repeating: "0", count: max(0, 4 - String(abs(year)).count)))\(abs(year))"
+        text += "-\(two(month))-\(two(day))T\(two(second / 3600)):\(two(second / 60 % 60)):\(two(second % 60))"
+        if milliseconds != 0 {
+            let digits = String(milliseconds)
+            text += "." + String(repeating: "0", count: 3 - digits.count) + digits
+        }
+        return text + "Z"
+    }
+
+    private static func floorDivide(_ value: Int64, _ divisor: Int64) -> (Int64, Int64) {
+        let quotient = value >= 0 ? value / divisor : -((-value + divisor - 1) / divisor)
+        return (quotient, value - quotient * divisor)
+    }
+
+    /// Days from 1970-01-01 to a proleptic Gregorian date (Howard Hinnant's algorithm).
+    static func daysSince1970(year: Int, month: Int, day: Int) -> Int {
+        let y = month <= 2 ? year - 1 : year
+        let era = (y >= 0 ? y : y - 399) / 400
+        let yearOfEra = y - era * 400
+        let dayOfYear = (153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1
+        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
+        return era * 146_097 + dayOfEra - 719_468
+    }
+
+    /// The date of a day count from 1970-01-01 (the inverse of ``daysSince1970``).
+    static func civil(fromDays days: Int64) -> (year: Int64, month: Int64, day: Int64) {
+        let z = days + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let dayOfEra = z - era * 146_097
+        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let mp = (5 * dayOfYear + 2) / 153
+        let day = dayOfYear - (153 * mp + 2) / 5 + 1
+        let month = mp < 10 ? mp + 3 : mp - 9
+        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
+    }
+}

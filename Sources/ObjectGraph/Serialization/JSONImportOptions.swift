@@ -1,0 +1,59 @@
+import Foundation
+
+/// How records are imported: matching, strictness, batching and how numbers read as dates.
+///
+/// For example:
+///
+/// ```swift
+/// var options = JSONImportOptions(relatedBy: ["Employee": "badge", "Department": "name"])
+/// options.batchSize = 5_000        // commit every 5,000 records, memory stays bounded
+/// options.strict = true            // a JSON key that names no property is an error
+/// ```
+public struct JSONImportOptions: Sendable {
+    /// What happens to a record, depending on whether its object exists.
+    public enum Policy: Sendable {
+        /// Update the matching object, or insert a new one (MagicalRecord's import).
+        case upsert
+        /// Insert records that match no object; skip the others (reason `.exists`).
+        case insertOnly
+        /// Update records that match an object; skip the others (reason `.notFound`).
+        case updateOnly
+    }
+
+    /// How a number given for a date attribute is read.
+    public enum DateNumbers: Sendable {
+        /// Seconds since 1970, or milliseconds when its magnitude is above 10^11 (which as
+        /// seconds would be past the year 5000).
+        case automatic
+        case secondsSince1970
+        case millisecondsSince1970
+        /// Seconds since 2001-01-01, Core Data's own unit.
+        case secondsSinceReferenceDate
+    }
+
+    /// Related-by attributes and JSON keys, per entity.
+    public var mapping = JSONMapping()
+    /// Whether records insert, update, or both (the default).
+    public var policy = Policy.upsert
+    /// Whether a JSON key that names no property is an error (else it is ignored and
+    /// counted in ``JSONImportReport/ignoredKeys``).
+    public var strict = false
+    /// nil (the default): the whole import is one transaction, all or nothing. A number:
+    /// a commit after every `batchSize` records, so memory stays bounded; a failure then
+    /// rolls back only its own batch and the error reports the batches already committed.
+    public var batchSize: Int?
+    /// How a number given for a date is read.
+    public var dateNumbers = DateNumbers.automatic
+    /// The key that may name a record's entity (a sub-entity of the imported one); nil for
+    /// none.
+    public var entityKey: String? = "entity"
+
+    /// Options for an import: `relatedBy` and `keys` by entity name (see ``JSONMapping``).
+    public init(relatedBy: [String: String] = [:], keys: [String: [String: String]] = [:], policy: Policy = .upsert,
+                strict: Bool = false, batchSize: Int? = nil) {
+        self.mapping = JSONMapping(relatedBy: relatedBy, keys: keys)
+        self.policy = policy
+        self.strict = strict
+        self.batchSize = batchSize
+    }
+}
