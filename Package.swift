@@ -61,6 +61,16 @@ let package = Package(
             dependencies: ["CSQLite"],
             path: "Tests/CFaultInjection"
         ),
+        // Reliability harnesses (issue 16, docs/reliability.md).
+        // The crash workload: commits in a loop with a journal; its parent kills and verifies.
+        .executableTarget(
+            name: "CrashWorkload",
+            dependencies: ["ManagedRecord", "CSQLite", .product(name: "Crypto", package: "swift-crypto")],
+            path: "Tests/CrashWorkload"
+        ),
+        // libFuzzer targets (built with -sanitize=fuzzer; a plain build replays inputs).
+        .executableTarget(name: "PredicateFuzzer", dependencies: ["ObjectGraph"], path: "Tests/PredicateFuzzer"),
+        .executableTarget(name: "StoreFileFuzzer", dependencies: ["ObjectGraph"], path: "Tests/StoreFileFuzzer"),
         .testTarget(
             name: "ObjectGraphTests",
             dependencies: ["ObjectGraph", "CFaultInjection"]

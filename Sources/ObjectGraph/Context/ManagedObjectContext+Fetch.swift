@@ -35,6 +35,9 @@ extension ManagedObjectContext {
                 try statement.bind(arguments)
                 while try statement.step() {
                     guard let row = codec.decode(statement) else { continue }
+                    guard row.id.entity.isKind(of: plan.entity) else {
+                        throw codec.misplaced(row, table: plan.mapping.table.name, url: persistentStoreCoordinator.storeURL)
+                    }
                     fetched.append(register(row))
                 }
             }

@@ -59,14 +59,17 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {  // mutable
         return try store.withReaderConnection(body)
     }
 
-    /// Runs `body` in a write transaction on the single writer connection.
+    /// Runs `body` in a write transaction on the single writer connection; afterwards keeps
+    /// the write-ahead log bounded (``WALCheckpoint``).
     func write<T>(_ body: (SQLiteConnection) throws -> T) throws -> T {
         if store.isReadOnly {
             throw StoreError(.readOnly, url: store.url, "the store was opened read-only (options: [.readOnly]), so nothing was written and the changes stay pending; open it without .readOnly to save")
         }
         return try writeLock.withLock {
             if store.isClosed { throw closedError }
-            return try store.writer.writeTransaction { try body(store.writer) }
+            let result = try store.writer.writeTransaction { try body(store.writer) }
+            if let url = store.url { WALCheckpoint.afterCommit(store.writer, path: url.path, logger: logger) }
+            return result
         }
     }
 

@@ -31,6 +31,12 @@ public struct StoreError: Error, CustomStringConvertible, Sendable {
         public static let isADirectory = Code(name: "isADirectory")
         /// This process may not read the store file, or reach its folder.
         public static let permissionDenied = Code(name: "permissionDenied")
+        /// Another connection (usually another process) held a lock on the store for longer
+        /// than SQLite's busy timeout.
+        public static let locked = Code(name: "locked")
+        /// A row of the store contradicts the model (an object of one entity stored in
+        /// another entity's table): the file was changed by a program that is not Core Data.
+        public static let corruptRow = Code(name: "corruptRow")
         public var description: String { name }
     }
 

@@ -32,8 +32,23 @@ extension ManagedObject {
         }
     }
 
+    /// A write's entry checks: confinement and the fault, but no merge of other contexts'
+    /// saves. Only reads refresh: a value written from an earlier read must meet a newer save
+    /// as a conflict when it is saved, never adopt that save's version and overwrite it.
+    @inline(__always)
+    final func prepareForWrite() {
+        guard let reference = contextReference else {
+            if state.contains(.fault) { detachedFault() }
+            return
+        }
+        reference._withUnsafeGuaranteedRef { context in
+            if !context.guardian.isAllowed() { context.guardian.violation("context '\(context.name)'") }
+            if state.contains(.fault) { context.fulfillFault(self) }
+        }
+    }
+
     final func setPrimitiveValue(_ value: SlotValue, slot: Int) {
-        prepareForAccess()
+        prepareForWrite()
         if values[slot] == value { return }
         guard let reference = contextReference else {
             if state.contains(.detached) { checkChangeWithoutContext(entity.properties[slot].name) }

@@ -31,9 +31,25 @@ public struct SQLiteError: Error, CustomStringConvertible, Sendable {
         self.init(code: code, message: message, sql: sql)
     }
 
+    /// What to do about a failure that comes from outside the program (a full disk, a lock
+    /// held by another process, an I/O error), or nil.
+    public var remedy: String? {
+        switch primaryCode {
+        case SQLITE_FULL:
+            return "the disk holding the store (or its -wal file) is full: free space on it, then retry; a failed save keeps the context's changes"
+        case SQLITE_BUSY, SQLITE_LOCKED:
+            return "another process held the store locked past the busy timeout: close the other program using the file, or retry later"
+        case SQLITE_IOERR:
+            return "the operating system reported an I/O error: check the disk (dmesg), then retry; a failed save keeps the context's changes"
+        default:
+            return nil
+        }
+    }
+
     public var description: String {
         var text = "SQLite error \(code) (\(String(cString: sqlite3_errstr(code)))): \(message)"
         if let sql { text += " — while executing `\(sql)`" }
+        if let remedy { text += "; \(remedy)" }
         return text
     }
 }

@@ -62,8 +62,16 @@ struct RowCodec {
                                 _ offset: Int32, _ byNumber: [EntityDescription?]) -> EntityDescription {
         guard step.entityColumn >= 0, !statement.isNull(offset + step.entityColumn) else { return declared }
         let number = Int(statement.int64(offset + step.entityColumn))
-        guard number >= 0, number < byNumber.count, let concrete = byNumber[number] else { return declared }
+        // A number of an entity that is not the declared one or below it (a file changed by
+        // another program) keeps the declared entity: the object must be of the declared class.
+        guard number >= 0, number < byNumber.count, let concrete = byNumber[number], concrete.isKind(of: declared) else { return declared }
         return concrete
+    }
+
+    /// The error for `row`, read from `table`, whose `Z_ENT` names an entity stored in
+    /// another table: decoding it as that entity would read the wrong columns.
+    func misplaced(_ row: Row, table: String, url: URL?) -> StoreError {
+        StoreError(.corruptRow, url: url, "the row Z_PK = \(row.id.key) of \(table) has Z_ENT = \(layout.numbers[row.id.entity.name] ?? -1), the number of \(row.id.entity.name), which is not stored in \(table): the file was changed by a program other than Core Data; restore it from a backup, or correct that row's Z_ENT")
     }
 
     /// The column's value, or nil for NULL. The type is asked only when the value could be

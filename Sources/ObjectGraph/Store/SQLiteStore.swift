@@ -60,9 +60,6 @@ final class SQLiteStore {
             if try !writer.tableExists("Z_METADATA"), tableCount != .integer(0) {
                 throw StoreError(.notACoreDataStore, url: url, "the database has tables but no Z_METADATA: it was not written by Core Data or ManagedRecord, so it is left untouched")
             }
-            if url != nil && !readOnly {
-                try writer.execute("PRAGMA journal_mode = WAL")
-            }
             try writer.execute("PRAGMA synchronous = NORMAL")
         } catch let error as SQLiteError {
             throw StoreAccess.diagnose(error, url: url, readOnly: readOnly, fallback: StoreError(
@@ -73,6 +70,15 @@ final class SQLiteStore {
         layout = opened.layout
         metadata = opened.metadata
         identity = StoreIdentity.of(uuid: opened.metadata.uuid, model: model)
+        // Only once the store is known to fit the model: a refused file keeps its header.
+        if url != nil && !readOnly {
+            do {
+                try writer.execute("PRAGMA journal_mode = WAL")
+            } catch let error as SQLiteError {
+                throw StoreAccess.diagnose(error, url: url, readOnly: readOnly, fallback: StoreError(
+                    .cannotOpen, url: url, "cannot switch the store to write-ahead logging", underlying: error))
+            }
+        }
     }
 
     // MARK: Readers
@@ -113,7 +119,8 @@ final class SQLiteStore {
             }
             return try create(writer: writer, model: model)
         } catch let error as SQLiteError {
-            throw StoreError(.cannotOpen, url: url, "cannot set up the store", underlying: error)
+            throw StoreAccess.diagnose(error, url: url, readOnly: readOnly, fallback: StoreError(
+                .cannotOpen, url: url, "cannot set up the store", underlying: error))
         }
     }
 
@@ -170,7 +177,10 @@ final class SQLiteStore {
             }
         }
         let layout = StoreLayout(model: model, numbers: numbers)
-        if model.matchesStoreVersionHashes(metadata.versionHashes) && newEntities.isEmpty && problems.isEmpty {
+        let hashesMatch = model.matchesStoreVersionHashes(metadata.versionHashes)
+        try refuseForeignLayout(writer: writer, model: model, storedEntities: Set(parents.keys), hashesMatch: hashesMatch,
+                                layout: layout, url: url)
+        if hashesMatch && newEntities.isEmpty && problems.isEmpty {
             return (layout, metadata)
         }
 

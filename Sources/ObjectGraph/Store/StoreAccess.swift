@@ -45,6 +45,8 @@ enum StoreAccess {
         switch error.primaryCode {
         case SQLITE_NOTADB, SQLITE_CORRUPT:
             return StoreError(.notADatabase, url: url, "the file is not a SQLite database, or it is corrupt; move it away, or restore it from a backup", underlying: error)
+        case SQLITE_BUSY, SQLITE_LOCKED:
+            return StoreError(.locked, url: url, "another process (or another connection) holds a lock on the store and did not release it within the busy timeout (10 s); close the other program using the file (a sqlite3 shell, a backup, another copy of this application), or wait and try again", underlying: error)
         default:
             guard let url else { return fallback }
             do { try check(url, readOnly: readOnly) } catch let found as StoreError {

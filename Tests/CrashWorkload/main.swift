@@ -1,0 +1,51 @@
+// The crash-safety workload (issue 16). One executable, three roles:
+//
+//   CrashWorkload run <explicit|helpers> <store> <journal> <seed> [saves]
+//       commits in a loop (forever, or `saves` times), journaling each save (fsync'd).
+//   CrashWorkload verify <store> <journal>
+//       checks the store after a kill: integrity, inverses, the ledger invariant, and that
+//       its content is the state of the last committed save or of the one in flight.
+//   CrashWorkload torture <kills> <folder> [seed] [max delay ms]
+//       the parent: starts children, SIGKILLs each at a random moment, verifies after each.
+//
+// Prints one line of counts and exits 0 when every check held; prints what broke and exits
+// 1 otherwise. CrashSafetyTests and .ci/run run a short torture; docs/reliability.md has
+// the long one.
+import Foundation
+
+let arguments = Array(CommandLine.arguments.dropFirst())
+
+func usage() -> Never {
+    FileHandle.standardError.write(Data("""
+        usage: CrashWorkload run <explicit|helpers> <store> <journal> <seed> [saves]
+               CrashWorkload verify <store> <journal>
+               CrashWorkload torture <kills> <folder> [seed] [max delay ms]
+
+        """.utf8))
+    exit(2)
+}
+
+do {
+    switch arguments.first {
+    case "run" where arguments.count >= 5:
+        let store = URL(fileURLWithPath: arguments[2])
+        let session: Session = arguments[1] == "helpers" ? try HelperSession(storeURL: store) : try ExplicitSession(storeURL: store)
+        try Workload(session: session, journal: Journal(url: URL(fileURLWithPath: arguments[3])),
+                     seed: UInt64(arguments[4]) ?? 1).run(saves: arguments.count > 5 ? Int(arguments[5]) : nil)
+        print("run ok")
+    case "verify" where arguments.count == 3:
+        let verdict = try verify(storeURL: URL(fileURLWithPath: arguments[1]), journal: Journal(url: URL(fileURLWithPath: arguments[2])))
+        print("verify ok: state of save \(verdict.state)\(verdict.inFlight ? " (in flight, committed)" : "")")
+    case "torture" where arguments.count >= 3:
+        guard let kills = Int(arguments[1]) else { usage() }
+        let seed = arguments.count > 3 ? UInt64(arguments[3]) ?? 1 : 1
+        let delay = arguments.count > 4 ? Int(arguments[4]) ?? 300 : 300
+        let tally = try torture(kills: kills, folder: URL(fileURLWithPath: arguments[2]), seed: seed, maxDelayMilliseconds: delay)
+        print("torture ok: kills=\(tally.kills) explicit=\(tally.killsByMode["explicit"] ?? 0) helpers=\(tally.killsByMode["helpers"] ?? 0) midSave=\(tally.killsMidSave) duringBatchDelete=\(tally.killsDuringBatchDelete) inFlightCommitted=\(tally.inFlightCommitted) savesReturned=\(tally.savesReturned) storesVerified=\(tally.verified) lost=0 halfApplied=0")
+    default:
+        usage()
+    }
+} catch {
+    print("FAILED: \(error)")
+    exit(1)
+}

@@ -1,0 +1,73 @@
+import Foundation
+import Synchronization
+
+/// The shared counters of a load test: commits, conflicts, reads, errors, and the samples
+/// of WAL size and resident memory taken while it runs.
+final class LoadRun: Sendable {
+    struct Figures {
+        var commits = 0
+        var conflicts = 0
+        var reads = 0
+        var maxWAL = 0
+        var rssAtQuarter = 0
+        var rssAtEnd = 0
+    }
+
+    struct Broken: Error, CustomStringConvertible {
+        let description: String
+        init(_ description: String) { self.description = description }
+    }
+
+    private let state = Mutex((figures: Figures(), failures: [String](), finished: false))
+    private let walURL: URL
+    private let quarter: Int
+
+    init(walURL: URL, commitsExpected: Int = LoadTests.writers * LoadTests.commitsPerWriter) {
+        self.walURL = walURL
+        quarter = commitsExpected / 4
+    }
+
+    var figures: Figures { state.withLock { $0.figures } }
+    var failures: [String] { state.withLock { $0.failures } }
+    var isFinished: Bool { state.withLock { $0.finished } }
+
+    func committed() {
+        let reachedQuarter = state.withLock { state -> Bool in
+            state.figures.commits += 1
+            return state.figures.commits == quarter
+        }
+        if reachedQuarter { let rss = Self.residentBytes(); state.withLock { $0.figures.rssAtQuarter = rss } }
+    }
+
+    func conflicted() { state.withLock { $0.figures.conflicts += 1 } }
+    func read() { state.withLock { $0.figures.reads += 1 } }
+
+    func finish() {
+        let rss = Self.residentBytes()
+        state.withLock {
+            $0.finished = true
+            $0.figures.rssAtEnd = rss
+        }
+    }
+
+    /// Runs `body`, keeping what it throws as a failure (and ending the run).
+    func record(_ body: () throws -> Void) {
+        do { try body() } catch { state.withLock { $0.failures.append("\(error)") } }
+    }
+
+    /// Samples the WAL's size every 5 ms until the run finishes.
+    func sample() {
+        while !isFinished {
+            let size = (try? FileManager.default.attributesOfItem(atPath: walURL.path)[.size] as? Int) ?? 0
+            state.withLock { $0.figures.maxWAL = max($0.figures.maxWAL, size) }
+            usleep(5_000)
+        }
+    }
+
+    /// This process's resident set size, from /proc/self/statm.
+    static func residentBytes() -> Int {
+        guard let text = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8) else { return 0 }
+        let fields = text.split(separator: " ")
+        return fields.count > 1 ? (Int(fields[1]) ?? 0) * Int(sysconf(Int32(_SC_PAGESIZE))) : 0
+    }
+}

@@ -1,0 +1,26 @@
+// libFuzzer target for the predicate parser, binder, SQL compiler and in-memory evaluator
+// (issue 16). Each input is a format string; it parses and runs against an in-memory store
+// with a pending insert (so both the SQL and the in-memory side evaluate it), or throws.
+//
+// Fuzzing build (docs/reliability.md):
+//   swift build -c release --product PredicateFuzzer --scratch-path .build-fuzz \
+//     -Xswiftc -sanitize=fuzzer -Xswiftc -parse-as-library -Xswiftc -DFUZZING
+//   .build-fuzz/release/PredicateFuzzer -max_total_time=60 corpus/
+// Plain build (`swift build`): replays the files named as arguments through the same entry
+// point, so an input the fuzzer saved can be rerun under a debugger.
+import Foundation
+import ObjectGraph
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func predicateFuzzerTestOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
+    runPredicateInput(UnsafeBufferPointer(start: data, count: size))
+    return 0
+}
+
+#if !FUZZING
+for path in CommandLine.arguments.dropFirst() {
+    guard let data = FileManager.default.contents(atPath: path) else { fatalError("cannot read \(path)") }
+    data.withUnsafeBytes { runPredicateInput($0.bindMemory(to: UInt8.self)) }
+    print("ran \(path)")
+}
+#endif
