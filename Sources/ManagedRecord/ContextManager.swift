@@ -39,8 +39,9 @@ public final class ContextManager: @unchecked Sendable {  // mutable state behin
     private var generation = 0
     private var mainContext: ManagedObjectContext?
     private let threadContexts = ThreadContextSlot()
-    /// Whether the store on disk was of another model version when this manager opened it.
-    private let migratedAtSetUp: Bool
+    /// Whether the store on disk (a seed store once copied in) was of another model version
+    /// when this manager last opened it: at setUp, or after `deleteStore`.
+    private var migratedAtOpen: Bool
 
     /// The `perform` blocks running in this task and its ancestors, by manager.
     @TaskLocal static var taskContexts: [ObjectIdentifier: TaskContexts] = [:]
@@ -53,23 +54,24 @@ public final class ContextManager: @unchecked Sendable {  // mutable state behin
         self.seedStore = seedStore
         self.options = options
         self.policy = mergePolicy
-        migratedAtSetUp = try Self.storeURL(name: name, location: location).map {
-            try PersistentStoreCoordinator.requiresMigration(model: model, storeURL: $0)
-        } ?? false
-        container = try Self.openContainer(name: name, model: model, location: location, seedStore: seedStore, options: options)
+        (container, migratedAtOpen) = try Self.openContainer(name: name, model: model, location: location, seedStore: seedStore, options: options)
     }
 
+    /// Opens the container (copying the seed store in first when there is no store) and says
+    /// whether the store it found needed migrating to `model`.
     private static func openContainer(name: String, model: ManagedObjectModel, location: PersistentContainer.Location, seedStore: URL?,
-                                      options: PersistentContainer.Options) throws -> PersistentContainer {
-        if let seedStore, let url = storeURL(name: name, location: location), !FileManager.default.fileExists(atPath: url.path) {
+                                      options: PersistentContainer.Options) throws -> (PersistentContainer, migrated: Bool) {
+        let url = storeURL(name: name, location: location)
+        if let seedStore, let url, !FileManager.default.fileExists(atPath: url.path) {
             try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
             try FileManager.default.copyItem(at: seedStore, to: url)
         }
+        let migrated = try url.map { try PersistentStoreCoordinator.requiresMigration(model: model, storeURL: $0) } ?? false
         let container = try PersistentContainer(name: name, model: model, location: location, options: options)
         // The container's own view context is never used by the manager: it must not collect
         // every commit's changes in an inbox nobody drains.
         container.viewContext.automaticallyMergesChanges = false
-        return container
+        return (container, migrated)
     }
 
     private static func storeURL(name: String, location: PersistentContainer.Location) -> URL? {
@@ -153,11 +155,12 @@ public final class ContextManager: @unchecked Sendable {  // mutable state behin
     // MARK: Store
 
     /// Whether the store needed migrating to this model: true when `setUp` found a store
-    /// written with another model version (and migrated it), or when the file on disk is of
-    /// another version now. To ask before setting up, use
-    /// ``ManagedRecord/doesRequireMigration(entities:storeURL:)``.
+    /// (or copied in a seed store) written with another model version, and migrated it, or
+    /// when the file on disk is of another version now; false for the fresh store that
+    /// ``deleteStore()`` leaves (unless the seed it copies in again is of another version).
+    /// To ask before setting up, use ``ManagedRecord/doesRequireMigration(entities:storeURL:)``.
     public func doesRequireMigration() throws -> Bool {
-        if migratedAtSetUp { return true }
+        if lock.withLock({ migratedAtOpen }) { return true }
         guard let url = storeURL else { return false }
         return try PersistentStoreCoordinator.requiresMigration(model: model, storeURL: url)
     }
@@ -197,7 +200,7 @@ public final class ContextManager: @unchecked Sendable {  // mutable state behin
                     if FileManager.default.fileExists(atPath: file.path) { try FileManager.default.removeItem(at: file) }
                 }
             }
-            container = try Self.openContainer(name: name, model: model, location: location, seedStore: seedStore, options: options)
+            (container, migratedAtOpen) = try Self.openContainer(name: name, model: model, location: location, seedStore: seedStore, options: options)
         }
     }
 }

@@ -93,20 +93,6 @@ final class StoreErrorTests: StoreTestCase {
             XCTAssertTrue(text.contains(url.path), text)
         }
     }
-
-    func testAModelWhoseEntityHasAnotherParentThanInTheStoreThrowsIncompatibleModel() throws {
-        do {
-            let container = try makeContainer(Models.company)
-            Manager(context: container.viewContext).level = 2
-            try container.viewContext.save()
-        }
-        let before = try SQLiteFile.dump(storeURL)
-        XCTAssertThrowsError(try makeContainer([Department.self, Employee.self, StandaloneManager.self])) { error in
-            XCTAssertEqual((error as? StoreError)?.code, .incompatibleModel, "\(error)")
-        }
-        XCTAssertEqual(try SQLiteFile.dump(storeURL), before, "nothing was changed")
-        XCTAssertEqual(try makeContainer(Models.company).viewContext.count(for: FetchRequest<Manager>()), 1)
-    }
 }
 
 /// A `Manager` entity that is a root entity, not a sub-entity of Employee.

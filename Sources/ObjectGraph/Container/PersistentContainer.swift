@@ -60,8 +60,15 @@ public final class PersistentContainer: Sendable {
         try self.init(name: name, model: model, location: storeURL.map { .file($0) } ?? .defaultLocation, options: options)
     }
 
-    /// Opens a container with `model` at `location`.
-    public init(name: String, model: ManagedObjectModel, location: Location, options: Options = []) throws {
+    /// Opens a container with `model` at `location`. A store written with another version of
+    /// the model is migrated first, as Core Data's lightweight migration infers it;
+    /// `migrationProgress` hears how far it has got (see docs/migration.md).
+    ///
+    /// - Throws: ``StoreError`` when the store cannot be opened or created,
+    ///   ``MigrationError`` when it needs a migration that cannot be inferred or fails (the
+    ///   store is then left as it was).
+    public init(name: String, model: ManagedObjectModel, location: Location, options: Options = [],
+                migrationProgress: MigrationProgressHandler? = nil) throws {
         self.name = name
         self.options = options
         managedObjectModel = model
@@ -71,7 +78,8 @@ public final class PersistentContainer: Sendable {
         case .file(let file): url = file
         case .inMemory: url = nil
         }
-        persistentStoreCoordinator = try PersistentStoreCoordinator(model: model, storeURL: url, readOnly: options.contains(.readOnly))
+        persistentStoreCoordinator = try PersistentStoreCoordinator(model: model, storeURL: url, readOnly: options.contains(.readOnly),
+                                                                    migrationProgress: migrationProgress)
         viewContext = ManagedObjectContext(coordinator: persistentStoreCoordinator, concurrencyType: MainQueue.isCurrent ? .mainQueue : .confined, name: "\(name).viewContext")
     }
 

@@ -21,14 +21,24 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {  // mutable
     /// Opens (or creates) the store at `url`, or an in-memory store when `url` is nil.
     ///
     /// - Parameters:
-    ///   - migrate: add what the model has and the store lacks (lightweight migration).
+    ///   - migrate: migrate a store written with another model version to `model`, as Core
+    ///     Data's lightweight migration infers it (see docs/migration.md).
     ///   - readOnly: open the existing store for reading only; nothing is ever written, and
     ///     writes throw ``StoreError`` `.readOnly`.
+    ///   - migrationProgress: called as a migration copies rows (see ``MigrationProgress``).
     /// - Throws: ``StoreError`` when the file is not a store, does not fit the model, or
-    ///   cannot be written. Never aborts.
-    public init(model: ManagedObjectModel, storeURL url: URL?, migrate: Bool = true, readOnly: Bool = false) throws {
+    ///   cannot be written; ``MigrationError`` when a migration cannot be inferred or fails
+    ///   (the store is then left byte for byte as it was). Never aborts.
+    public convenience init(model: ManagedObjectModel, storeURL url: URL?, migrate: Bool = true, readOnly: Bool = false,
+                            migrationProgress: MigrationProgressHandler? = nil) throws {
+        try self.init(model: model, storeURL: url, migrate: migrate, readOnly: readOnly,
+                      migrator: StoreMigrator(progress: migrationProgress))
+    }
+
+    /// Opens the store with `migrator` doing any migration (tests set its limits).
+    init(model: ManagedObjectModel, storeURL url: URL?, migrate: Bool = true, readOnly: Bool = false, migrator: StoreMigrator) throws {
         managedObjectModel = model
-        store = try SQLiteStore(model: model, url: url, migrate: migrate, readOnly: readOnly)
+        store = try SQLiteStore(model: model, url: url, migrate: migrate, readOnly: readOnly, migrator: migrator)
     }
 
     /// Whether the store was opened read-only.

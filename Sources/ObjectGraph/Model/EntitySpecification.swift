@@ -65,6 +65,9 @@ extension EntitySpecification {
         // list (a subclass inherits the class property; its entity inherits the constraint).
         for property in layout.ownProperties {
             if case .attribute(let attribute) = property.blueprint, attribute.isUnique { fileDetails.uniquenessConstraints.append([property.name]) }
+            if case .attribute(let attribute) = property.blueprint, let original = attribute.originalName {
+                propertyFileDetails[property.name, default: PropertyFileDetails()].renamingIdentifier = original
+            }
         }
         let declared = managedClass.uniquenessConstraints
         if let parent, parent.uniquenessConstraints == declared {} else { fileDetails.uniquenessConstraints += declared }

@@ -17,7 +17,8 @@ extension ManagedObjectModel {
     /// `entityName`; its `@Attribute`s and `@Relationship`s must be properties of that entity.
     ///
     /// In a bundle every version is read and checked; `.xccurrentversion` names the current
-    /// one (without it: the only version, or the last in numeric name order).
+    /// one (without it: the only version, or the last in numeric name order). A store written
+    /// with an earlier version of the bundle migrates through each later version in turn.
     ///
     /// - Throws: ``ModelError`` with code `.invalidModelFile` naming the file, the element
     ///   and what is wrong; `.classMismatch` when a class does not fit its entity; the codes
@@ -34,6 +35,10 @@ extension ManagedObjectModel {
             throw ModelError(error.code, entity: error.entity, property: error.property, error.message, file: versions.files[versions.current])
         }
         try checkNamedProperties(file: versions.files[versions.current])
+        for index in 0..<versions.current {
+            earlierVersions.append(try ManagedObjectModel(specifications: parsed[index].entities,
+                                                          versionIdentifiers: parsed[index].identifier.map { [$0] } ?? []))
+        }
     }
 
     /// Every version of an `.xcdatamodeld` bundle (one for a single `.xcdatamodel` or
@@ -61,8 +66,10 @@ extension ManagedObjectModel {
         let contents = url.appendingPathComponent("contents")
         if FileManager.default.fileExists(atPath: contents.path) { return ([contents], 0) }
         let names = (try? FileManager.default.contentsOfDirectory(atPath: url.path)) ?? []
+        // By name without the extension, numbers compared as numbers: Xcode names versions
+        // "Model", "Model 2", "Model 10" (with it, "Model." would sort after "Model 2").
         let versions = names.filter { $0.hasSuffix(".xcdatamodel") }
-            .sorted { $0.compare($1, options: [.numeric]) == .orderedAscending }
+            .sorted { $0.dropLast(12).compare($1.dropLast(12), options: [.numeric]) == .orderedAscending }
         guard !versions.isEmpty else {
             throw ModelError(.invalidModelFile, "the folder holds neither a contents file nor .xcdatamodel versions", file: url)
         }

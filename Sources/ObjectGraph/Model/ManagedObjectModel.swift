@@ -32,6 +32,9 @@ public final class ManagedObjectModel: @unchecked Sendable {  // immutable after
     /// Free-form identifiers stored with the store's metadata (`NSStoreModelVersionIdentifiers`).
     public let versionIdentifiers: [String]
     private let entityByClass: [ObjectIdentifier: EntityDescription]
+    /// For a model read from an `.xcdatamodeld` bundle: the versions before the current one,
+    /// oldest first, which a migration walks through one by one. Set once, right after init.
+    var earlierVersions: [ManagedObjectModel] = []
 
     /// Builds a model from `ManagedObject` subclasses.
     ///

@@ -17,10 +17,13 @@ struct AttributeBlueprint {
     var conversion: ValueConversion
     /// Declared `@Attribute(.unique)`: a one-attribute uniqueness constraint.
     var isUnique: Bool
+    /// Declared `@Attribute(originalName:)`: the attribute's name in an earlier model version.
+    var originalName: String?
 
     @usableFromInline
     init(attributeType: AttributeType, isOptional: Bool, isTransient: Bool, defaultValue: @escaping () -> SlotValue,
-         conversion: ValueConversion, isUnique: Bool = false) {
+         conversion: ValueConversion, isUnique: Bool = false, originalName: String? = nil) {
+        self.originalName = originalName
         self.attributeType = attributeType
         self.isOptional = isOptional
         self.isTransient = isTransient

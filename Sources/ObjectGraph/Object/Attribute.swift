@@ -38,24 +38,48 @@ public struct Attribute<Value, Codec: AttributeCodec>: OrdinalProperty where Cod
         ordinal = Self.register(wrappedValue, options)
     }
 
+    /// An attribute of a native Core Data type that an earlier model version named
+    /// `originalName`: a migration carries the stored values over from the old name, as a
+    /// renaming identifier does in an Xcode model.
+    ///
+    /// ```swift
+    /// @Attribute(originalName: "surname") var lastName: String = ""
+    /// ```
+    @inlinable
+    public init(wrappedValue: @autoclosure @escaping () -> Value, _ options: AttributeOptions = [], originalName: String)
+    where Value: AttributeValue, Codec == NativeAttributeCodec<Value> {
+        ordinal = Self.register(wrappedValue, options, originalName: originalName)
+    }
+
+    /// A `Codable` attribute that an earlier model version named `originalName` (see the
+    /// native form).
+    @_disfavoredOverload
+    @inlinable
+    public init(wrappedValue: @autoclosure @escaping () -> Value, _ options: AttributeOptions = [], originalName: String)
+    where Value: Codable, Codec == CodableAttributeCodec<Value> {
+        ordinal = Self.register(wrappedValue, options, originalName: originalName)
+    }
+
     /// The wrapper's ordinal in the object being created; while its class is being
     /// described, also records what it declares. Defaults are never evaluated here.
     @inlinable
-    static func register(_ defaultValue: @escaping () -> Value, _ options: AttributeOptions) -> Int32 {
+    static func register(_ defaultValue: @escaping () -> Value, _ options: AttributeOptions, originalName: String? = nil) -> Int32 {
         let ordinal = og_take_ordinal()
-        if og_is_recording() { record(ordinal, defaultValue, options, in: ReflectionRecorder.current) }
+        if og_is_recording() { record(ordinal, defaultValue, options, originalName, in: ReflectionRecorder.current) }
         return ordinal
     }
 
     @inlinable
-    static func record(_ ordinal: Int32, _ defaultValue: @escaping () -> Value, _ options: AttributeOptions, in recorder: ReflectionRecorder) {
+    static func record(_ ordinal: Int32, _ defaultValue: @escaping () -> Value, _ options: AttributeOptions, _ originalName: String?,
+                       in recorder: ReflectionRecorder) {
         recorder.blueprints[ordinal] = .attribute(AttributeBlueprint(
             attributeType: Codec.attributeType,
             isOptional: Codec.isOptional,
             isTransient: options.contains(.transient),
             defaultValue: { Codec.encode(defaultValue()) },
             conversion: .codec(Codec.self),
-            isUnique: options.contains(.unique)))
+            isUnique: options.contains(.unique),
+            originalName: originalName))
     }
 
     @available(*, unavailable, message: "@Attribute can only be used on properties of ManagedObject subclasses")

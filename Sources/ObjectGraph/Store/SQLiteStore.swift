@@ -45,13 +45,17 @@ final class SQLiteStore {
     }
 
     /// Opens the store at `url` (creating it and its folder when missing), or an in-memory
-    /// store when `url` is nil. Adds what a newer model needs (new entities, attributes and
-    /// relationships) when `migrate` is true. With `readOnly`, opens an existing store that
-    /// fits the model as it is, and writes nothing.
-    init(model: ManagedObjectModel, url: URL?, migrate: Bool = true, readOnly: Bool = false) throws {
+    /// store when `url` is nil. When `migrate` is true and another model version wrote the
+    /// store, `migrator` migrates it first (see ``StoreMigrator``). With `readOnly`, opens an
+    /// existing store that fits the model as it is, and writes nothing.
+    init(model: ManagedObjectModel, url: URL?, migrate: Bool = true, readOnly: Bool = false,
+         migrator: StoreMigrator = StoreMigrator()) throws {
         self.url = url
         isReadOnly = readOnly
         self.model = model
+        if let url, migrate, !readOnly {
+            _ = try migrator.migrateIfNeeded(url: url, model: model)
+        }
         (writer, readerPath) = try StoreAccess.openWriter(url: url, readOnly: readOnly)
         do {
             _ = try writer.scalar("SELECT count(*) FROM sqlite_master")
@@ -139,7 +143,7 @@ final class SQLiteStore {
         return (layout, metadata)
     }
 
-    private static func readMetadata(writer: SQLiteConnection, url: URL?) throws -> StoreMetadata {
+    static func readMetadata(writer: SQLiteConnection, url: URL?) throws -> StoreMetadata {
         var result: StoreMetadata?
         var failure: Error?
         try writer.query("SELECT Z_UUID, Z_PLIST FROM Z_METADATA ORDER BY Z_VERSION LIMIT 1") { row in

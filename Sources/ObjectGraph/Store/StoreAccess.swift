@@ -130,6 +130,11 @@ enum StoreAccess {
         }
     }
 
+    /// The `file:` URI that opens the store at `url` for reading only (for `ATTACH`).
+    static func readOnlyURI(_ url: URL) throws -> (uri: String, url: URL) {
+        (uri(url, "mode=ro"), url)
+    }
+
     /// A `file:` URI for SQLite with `query`.
     private static func uri(_ url: URL, _ query: String) -> String {
         var allowed = CharacterSet.alphanumerics

@@ -1,0 +1,144 @@
+import Foundation
+
+/// Relationships in a migration: to-one foreign keys, join tables, and the conversions
+/// between them when a relationship changes between to-one and to-many (the old storage is
+/// read whichever form it had: a foreign key on either side, or a join table).
+extension MigrationPlan {
+    /// An old join table that stored `relationship`, with the column holding the keys of
+    /// `relationship`'s own side and the column holding its destination's keys.
+    struct SourceJoin {
+        let table: String
+        let ownColumn: String
+        let destinationColumn: String
+    }
+
+    private static func names(of relationship: RelationshipDescription?) -> Set<String> {
+        guard let relationship else { return [] }
+        var names: Set<String> = [relationship.name.uppercased()]
+        if let old = relationship.fileDetails.renamingIdentifier { names.insert(old.uppercased()) }
+        return names
+    }
+
+    /// `Z_<digits><NAME>` split into the number and the name, or nil.
+    private static func splitNumbered(_ name: String) -> (number: Int64, name: String)? {
+        guard name.hasPrefix("Z_"), !name.hasPrefix("Z_FOK_") else { return nil }
+        let rest = name.dropFirst(2)
+        let digits = rest.prefix { $0.isNumber }
+        guard !digits.isEmpty, let number = Int64(digits), digits.count < rest.count else { return nil }
+        return (number, String(rest.dropFirst(digits.count)))
+    }
+
+    /// The old join table of `relationship` (or of its inverse), if the store has one.
+    func sourceJoin(for relationship: RelationshipDescription) -> SourceJoin? {
+        let own = Self.names(of: relationship)
+        let inverse = Self.names(of: relationship.inverseRelationship)
+        let ownNumber = sourceEntity(of: relationship.entity)?.number
+        let inverseNumber = relationship.inverseRelationship.flatMap { sourceEntity(of: $0.entity)?.number }
+        for (table, columns) in source.columns.sorted(by: { $0.key < $1.key }) {
+            guard let (number, name) = Self.splitNumbered(table) else { continue }
+            let keys = columns.keys.sorted().filter { Self.splitNumbered($0) != nil }
+            guard keys.count == 2 else { continue }
+            // The table is named after the side whose destination the member column holds:
+            // `Z_<owner><NAME>` with columns `Z_<owner's other name>` and `Z_<destination><NAME>`.
+            let namedAfterOwn = own.contains(name) && number == ownNumber
+            let namedAfterInverse = inverse.contains(name) && number == inverseNumber
+            guard namedAfterOwn || namedAfterInverse else { continue }
+            let members = keys.filter { Self.splitNumbered($0)?.name == name }
+            guard let member = members.last, let other = keys.first(where: { $0 != member }) else { continue }
+            return namedAfterOwn ? SourceJoin(table: table, ownColumn: other, destinationColumn: member)
+                                 : SourceJoin(table: table, ownColumn: member, destinationColumn: other)
+        }
+        return nil
+    }
+
+    /// The SQL giving a to-one's new foreign key from an old row `s`: its old column, else
+    /// the first destination of what was a to-many (join table, or the inverse's foreign key).
+    func toOneExpression(_ relationship: RelationshipDescription, sourceTable: String) -> String {
+        let destination = relationship.destinationEntity!
+        let shift = offset(of: destination)
+        let column = layout.mappings[relationship.entity.index].columnBySlot[relationship.slot]
+        if let old = sourceColumn(for: relationship, column: column, in: sourceTable) {
+            return "s.\(old) + \(shift)"
+        }
+        if let join = sourceJoin(for: relationship) {
+            return "(SELECT min(j.\(join.destinationColumn)) FROM src.\(Self.quote(join.table)) j WHERE j.\(join.ownColumn) = s.Z_PK) + \(shift)"
+        }
+        if let inverse = relationship.inverseRelationship, let from = sourceEntity(of: destination) {
+            let destinationTable = source.table(of: from)
+            if let key = sourceColumn(for: inverse, column: nil, in: destinationTable) {
+                return "(SELECT min(d.Z_PK) FROM src.\(Self.quote(destinationTable)) d WHERE d.\(key) = s.Z_PK) + \(shift)"
+            }
+        }
+        return "NULL"
+    }
+
+    // MARK: Join tables
+
+    /// Fills each new join table from the old join table, or from the foreign key of what
+    /// was a one-to-many.
+    mutating func planJoinTables() throws {
+        for (join, ownerColumn, memberColumn, orderColumns) in layout.joinTables {
+            guard let primary = primaryRelationship(of: join) else { continue }
+            let owner = primary.entity
+            let member = primary.destinationEntity!
+            let (ownerShift, memberShift) = (offset(of: owner), offset(of: member))
+            var select: String?
+            var extraColumns: [String] = []
+            var extraValues: [String] = []
+            if let old = sourceJoin(for: primary) {
+                for order in orderColumns where source.columnType(order, in: old.table) != nil {
+                    extraColumns.append(order)
+                    extraValues.append("j.\(order)")
+                }
+                select = "SELECT j.\(old.ownColumn) + \(ownerShift), j.\(old.destinationColumn) + \(memberShift)\(extraValues.map { ", " + $0 }.joined()) FROM src.\(Self.quote(old.table)) j"
+            } else if let from = sourceEntity(of: owner), let key = sourceColumn(for: primary, column: nil, in: source.table(of: from)) {
+                select = "SELECT o.Z_PK + \(ownerShift), o.\(key) + \(memberShift) FROM src.\(Self.quote(source.table(of: from))) o WHERE o.\(key) IS NOT NULL"
+            } else if let inverse = primary.inverseRelationship, let from = sourceEntity(of: member),
+                      let key = sourceColumn(for: inverse, column: nil, in: source.table(of: from)) {
+                select = "SELECT d.\(key) + \(ownerShift), d.Z_PK + \(memberShift) FROM src.\(Self.quote(source.table(of: from))) d WHERE d.\(key) IS NOT NULL"
+            }
+            guard let select else { continue }
+            joinCopies.append("INSERT OR IGNORE INTO main.\(join.name) (\(([ownerColumn, memberColumn] + extraColumns).joined(separator: ", "))) \(select)")
+            let ownerMapping = layout.mappings[owner.index]
+            let memberMapping = layout.mappings[member.index]
+            fixUps.append("""
+                DELETE FROM main.\(join.name) WHERE \(ownerColumn) NOT IN (SELECT Z_PK FROM main.\(ownerMapping.table.name) WHERE Z_ENT IN (\(ownerMapping.familyNumbers.map(String.init).joined(separator: ", ")))) \
+                OR \(memberColumn) NOT IN (SELECT Z_PK FROM main.\(memberMapping.table.name) WHERE Z_ENT IN (\(memberMapping.familyNumbers.map(String.init).joined(separator: ", "))))
+                """)
+        }
+    }
+
+    /// The relationship whose join table `join` is, seen from the side that names it.
+    private func primaryRelationship(of join: JoinTableMapping) -> RelationshipDescription? {
+        for entity in layout.model.entities {
+            for relationship in entity.relationships where relationship.entity === entity {
+                if let mapped = layout.mappings[entity.index].joinTableBySlot[relationship.slot],
+                   mapped.name == join.name, mapped.ownerColumn == join.ownerColumn {
+                    return relationship
+                }
+            }
+        }
+        return nil
+    }
+
+    // MARK: Fix-ups
+
+    /// To-ones pointing at rows that were not kept become nil (as deleting them would make
+    /// them), and the entity column beside a to-one is filled from its destination's row.
+    mutating func planFixUps() {
+        for entity in layout.model.entities {
+            let mapping = layout.mappings[entity.index]
+            for relationship in entity.relationships where relationship.entity === entity && !relationship.isToMany {
+                guard let column = mapping.columnBySlot[relationship.slot] else { continue }
+                let destination = layout.mappings[relationship.destinationEntity.index]
+                let family = mapping.familyNumbers.map(String.init).joined(separator: ", ")
+                let destinationFamily = destination.familyNumbers.map(String.init).joined(separator: ", ")
+                let table = mapping.table.name
+                fixUps.append("UPDATE main.\(table) SET \(column) = NULL WHERE Z_ENT IN (\(family)) AND \(column) IS NOT NULL AND \(column) NOT IN (SELECT Z_PK FROM main.\(destination.table.name) WHERE Z_ENT IN (\(destinationFamily)))")
+                if let entityColumn = mapping.entityColumnBySlot[relationship.slot] {
+                    fixUps.append("UPDATE main.\(table) SET \(entityColumn) = (SELECT d.Z_ENT FROM main.\(destination.table.name) d WHERE d.Z_PK = main.\(table).\(column)) WHERE Z_ENT IN (\(family))")
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,191 @@
+import Foundation
+
+/// The mapping a lightweight migration infers from a store's schema (``SourceSchema``) to a
+/// model, as SQL that copies the rows into a new store of the model's layout: one
+/// `INSERT ... SELECT` per entity (run in key ranges), one per join table, then fix-ups that
+/// drop references to rows that did not survive and fill the entity columns of to-ones.
+///
+/// Inference follows Core Data: entities and properties match by name, else by their
+/// renaming identifier (an `elementID` in a model file, `@Attribute(originalName:)` in
+/// Swift); what only the store has is dropped; what only the model has is added, empty or
+/// with its default. Entities are renumbered as the new model numbers them. Building the plan
+/// reads the store but never writes; a change it cannot infer throws before anything is
+/// written.
+struct MigrationPlan {
+    /// The rows of one entity, copied from their old table into their new one.
+    struct EntityCopy {
+        /// The target entity (for progress and errors).
+        let entity: String
+        let sourceNumber: Int64
+        /// Quoted source table name.
+        let sourceTable: String
+        /// Bound: `?1` source `Z_ENT`, `?2` and `?3` the key range (exclusive, inclusive).
+        let sql: String
+        /// Bound from `?4` on: default values.
+        let arguments: [SQLiteValue]
+        let rowCount: Int
+        let minKey: Int64
+        let maxKey: Int64
+    }
+
+    let url: URL
+    let source: SourceSchema
+    let layout: StoreLayout
+    let converter = MigrationValueConverter()
+    private(set) var copies: [EntityCopy] = []
+    /// `INSERT ... SELECT` statements filling join tables.
+    var joinCopies: [String] = []
+    /// Run after every copy.
+    var fixUps: [String] = []
+    /// Added to the keys of a source table's rows in a target table, by "source>target".
+    private var offsets: [String: Int64] = [:]
+    /// The source entity of each target entity, by entity index.
+    private let sources: [SourceSchema.Entity?]
+    /// The largest key of each source table, by quoted-free name.
+    private var sourceMaxKeys: [String: Int64] = [:]
+
+    var totalRows: Int { copies.reduce(0) { $0 + $1.rowCount } }
+
+    init(source: SourceSchema, model: ManagedObjectModel, connection: SQLiteConnection, url: URL) throws {
+        self.url = url
+        self.source = source
+        layout = StoreLayout(model: model, numbers: StoreLayout.defaultNumbers(for: model))
+        sources = model.entities.map { source.entity(for: $0) }
+        try assignOffsets(connection: connection)
+        for entity in model.entities {
+            guard let from = sources[entity.index] else { continue }
+            copies.append(try entityCopy(entity, from: from, connection: connection))
+        }
+        try planJoinTables()
+        planFixUps()
+    }
+
+    // MARK: Keys
+
+    static func quote(_ identifier: String) -> String { "\"" + identifier.replacingOccurrences(of: "\"", with: "\"\"") + "\"" }
+
+    /// Keys stay as they are unless rows of several old tables end up in one new table (an
+    /// entity that moved into another hierarchy); then each later table's keys are shifted
+    /// past the earlier ones'.
+    private mutating func assignOffsets(connection: SQLiteConnection) throws {
+        var next: [String: Int64] = [:]
+        for entity in layout.model.entities {
+            guard let from = sources[entity.index] else { continue }
+            let sourceTable = source.table(of: from)
+            let targetTable = layout.mappings[entity.index].table.name
+            let key = sourceTable + ">" + targetTable
+            guard offsets[key] == nil else { continue }
+            if sourceMaxKeys[sourceTable] == nil {
+                guard source.columns[sourceTable] != nil else {
+                    throw MigrationError(.notInferable, url: url, entity: entity.name,
+                                         "the store lists \(from.name) in Z_PRIMARYKEY but has no table \(sourceTable); the store is damaged or was not written by Core Data")
+                }
+                if case .integer(let maximum)? = try connection.scalar("SELECT max(Z_PK) FROM \(Self.quote(sourceTable))") {
+                    sourceMaxKeys[sourceTable] = max(maximum, source.root(of: from).maxKey)
+                } else {
+                    sourceMaxKeys[sourceTable] = source.root(of: from).maxKey
+                }
+            }
+            offsets[key] = next[targetTable] ?? 0
+            next[targetTable] = (next[targetTable] ?? 0) + sourceMaxKeys[sourceTable]!
+        }
+    }
+
+    /// What to add to keys of `entity`'s old rows to get their new keys.
+    func offset(of entity: EntityDescription) -> Int64 {
+        guard let from = sources[entity.index] else { return 0 }
+        return offsets[source.table(of: from) + ">" + layout.mappings[entity.index].table.name] ?? 0
+    }
+
+    func sourceEntity(of entity: EntityDescription) -> SourceSchema.Entity? { sources[entity.index] }
+
+    /// The largest key handed out in a new table: the old tables' largest keys, shifted.
+    func maxKey(ofTargetTable table: String) -> Int64 {
+        var result: Int64 = 0
+        for entity in layout.model.entities where layout.mappings[entity.index].table.name == table {
+            guard let from = sources[entity.index] else { continue }
+            let sourceTable = source.table(of: from)
+            result = max(result, (sourceMaxKeys[sourceTable] ?? 0) + offset(of: entity))
+        }
+        return result
+    }
+
+    // MARK: Entities
+
+    /// The old column for `property` in `table`: its new name's column, else its renaming
+    /// identifier's, else the column the new layout gives it.
+    func sourceColumn(for property: PropertyDescription, column: String?, in table: String) -> String? {
+        var names: [String] = []
+        if let old = property.fileDetails.renamingIdentifier { names.append("Z" + old.uppercased()) }
+        names.append("Z" + property.name.uppercased())
+        if let column { names.append(column) }
+        return names.first { source.columnType($0, in: table) != nil }
+    }
+
+    private mutating func entityCopy(_ entity: EntityDescription, from: SourceSchema.Entity, connection: SQLiteConnection) throws -> EntityCopy {
+        let mapping = layout.mappings[entity.index]
+        let sourceTable = source.table(of: from)
+        var columns = ["Z_PK", "Z_ENT", "Z_OPT"]
+        var expressions = ["s.Z_PK + \(offset(of: entity))", String(layout.numbers[entity.name]!), "s.Z_OPT"]
+        var arguments: [SQLiteValue] = []
+        for slot in mapping.columnBySlot.indices {
+            guard let column = mapping.columnBySlot[slot] else { continue }
+            columns.append(column)
+            if let attribute = entity.attributeAtSlot[slot] {
+                expressions.append(try attributeExpression(attribute, entity: entity, column: column, sourceTable: sourceTable,
+                                                           arguments: &arguments))
+            } else if let relationship = entity.relationshipAtSlot[slot] {
+                expressions.append(toOneExpression(relationship, sourceTable: sourceTable))
+            }
+        }
+        // Order columns of ordered one-to-many relationships, where the store has them.
+        for (column, _) in mapping.table.columns where column.hasPrefix("Z_FOK_") && !columns.contains(column) {
+            guard source.columnType(column, in: sourceTable) != nil else { continue }
+            columns.append(column)
+            expressions.append("s.\(column)")
+        }
+        let sql = "INSERT INTO main.\(mapping.table.name) (\(columns.joined(separator: ", "))) SELECT \(expressions.joined(separator: ", ")) FROM src.\(Self.quote(sourceTable)) s WHERE s.Z_ENT = ?1 AND s.Z_PK > ?2 AND s.Z_PK <= ?3"
+        var count = 0
+        var low: Int64 = 0
+        var high: Int64 = 0
+        try connection.query("SELECT count(*), min(Z_PK), max(Z_PK) FROM \(Self.quote(sourceTable)) WHERE Z_ENT = ?", [.integer(from.number)]) { row in
+            count = Int(row.int64(0))
+            low = row.int64(1)
+            high = row.int64(2)
+        }
+        return EntityCopy(entity: entity.name, sourceNumber: from.number, sourceTable: sourceTable, sql: sql, arguments: arguments,
+                          rowCount: count, minKey: low, maxKey: high)
+    }
+
+    /// The SQL giving `attribute`'s new value from an old row `s`: the old column converted,
+    /// or its default; a required attribute without a default stops at a missing value.
+    private func attributeExpression(_ attribute: AttributeDescription, entity: EntityDescription, column: String,
+                                     sourceTable: String, arguments: inout [SQLiteValue]) throws -> String {
+        let defaultValue = attribute.defaultValue.map { PredicateSQLCompiler.sqliteValue($0()) } ?? .null
+        let hasDefault = defaultValue != .null
+        var expression = "NULL"
+        var converted = false
+        if let old = sourceColumn(for: attribute, column: column, in: sourceTable), let declared = source.columnType(old, in: sourceTable) {
+            guard MigrationValueConverter.isInferable(from: declared, to: attribute.attributeType) else {
+                throw MigrationError(.notInferable, url: url, entity: entity.name, property: attribute.name,
+                                     "the store holds it as \(declared.isEmpty ? "an untyped column" : declared) (column \(old)) and the model makes it \(attribute.attributeType.rawValue), a type change Core Data's lightweight migration does not infer; keep the old type, or add a new attribute and copy the values yourself")
+            }
+            expression = "s.\(old)"
+            converted = !MigrationValueConverter.copiesUnchanged(from: declared, to: attribute.attributeType)
+        }
+        if hasDefault {
+            arguments.append(defaultValue)
+            expression = "COALESCE(\(converted ? wrap(expression, attribute, entity, required: false) : expression), ?\(arguments.count + 3))"
+        } else if !attribute.isOptional {
+            expression = wrap(expression, attribute, entity, required: true)
+        } else if converted {
+            expression = wrap(expression, attribute, entity, required: false)
+        }
+        return expression
+    }
+
+    private func wrap(_ expression: String, _ attribute: AttributeDescription, _ entity: EntityDescription, required: Bool) -> String {
+        let index = converter.add(.init(entity: entity.name, property: attribute.name, type: attribute.attributeType, isRequired: required))
+        return "og_migrate(\(expression), s.Z_PK, \(index))"
+    }
+}

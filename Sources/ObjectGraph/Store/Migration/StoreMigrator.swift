@@ -1,0 +1,164 @@
+import CSQLite
+import Foundation
+
+/// Lightweight migration of a store file to a model, as Core Data infers it (see
+/// ``MigrationPlan``), built so that the original store is never changed unless the whole
+/// migration succeeds:
+///
+/// 1. The store is read through a read-only connection; the plan is inferred (a change that
+///    cannot be inferred throws here, before any file is written).
+/// 2. A new file in the same folder gets the model's tables; the old store is attached
+///    read-only and its rows are copied with `INSERT ... SELECT` in key ranges (memory stays
+///    bounded; progress is reported after each range), all in one transaction.
+/// 3. Only after that transaction commits is the old store's `-wal` checkpointed into it and
+///    the new file renamed over it (atomic on POSIX file systems); the old `-wal` and `-shm`
+///    are removed. Any failure before the rename deletes the new file and leaves the store
+///    byte for byte as it was.
+///
+/// The store must not be open in another connection or process while it migrates.
+struct StoreMigrator {
+    /// Rows per `INSERT ... SELECT` range (by key).
+    var chunkSize: Int64 = 10_000
+    var progress: MigrationProgressHandler?
+    /// For tests: the largest number of pages the new file may grow to (`PRAGMA
+    /// max_page_count`), to simulate a full disk.
+    var maximumPageCount: Int?
+
+    /// Migrates the store at `url` to `model` when its metadata says another model wrote it.
+    /// Returns whether it migrated. A file that is not a store is left for the caller to
+    /// report.
+    func migrateIfNeeded(url: URL, model: ManagedObjectModel) throws -> Bool {
+        guard let size = try? FileManager.default.attributesOfItem(atPath: url.path)[.size] as? Int, size > 0 else { return false }
+        try StoreAccess.check(url, readOnly: false)
+        // Reading a WAL store creates its -wal and -shm when they are missing; a failed
+        // migration removes the ones it created, so the folder is as it was.
+        let companions = ["-wal", "-shm"].filter { !FileManager.default.fileExists(atPath: url.path + $0) }
+        do {
+            return try planAndMigrate(url: url, model: model)
+        } catch {
+            for suffix in companions { try? FileManager.default.removeItem(atPath: url.path + suffix) }
+            throw error
+        }
+    }
+
+    private func planAndMigrate(url: URL, model: ManagedObjectModel) throws -> Bool {
+        let reader: SQLiteConnection
+        do { reader = try StoreAccess.openReadOnly(url).connection } catch { return false }
+        defer { reader.close() }
+        let plan: MigrationPlan
+        let steps: [ManagedObjectModel]
+        do {
+            guard try reader.tableExists("Z_METADATA"), try reader.tableExists("Z_PRIMARYKEY") else { return false }
+            let metadata = try SQLiteStore.readMetadata(writer: reader, url: url)
+            guard !model.matchesStoreVersionHashes(metadata.versionHashes) else { return false }
+            steps = Self.steps(to: model, from: metadata.versionHashes)
+            plan = try MigrationPlan(source: SourceSchema(connection: reader, metadata: metadata), model: steps[0], connection: reader, url: url)
+        } catch let error as SQLiteError {
+            throw MigrationError(.writeFailed, url: url, "the store cannot be read to plan its migration", underlying: error)
+        }
+        reader.close()
+        try migrate(url: url, steps: steps, firstPlan: plan)
+        return true
+    }
+
+    /// The models to migrate through: when the store was written with an earlier version of
+    /// the model's bundle, each later version in turn (so a rename made in a middle version
+    /// carries its values along); else the model alone.
+    static func steps(to model: ManagedObjectModel, from hashes: [String: Data]) -> [ManagedObjectModel] {
+        guard let written = model.earlierVersions.lastIndex(where: { $0.matchesStoreVersionHashes(hashes) }) else { return [model] }
+        return Array(model.earlierVersions[(written + 1)...]) + [model]
+    }
+
+    private func migrate(url: URL, steps: [ManagedObjectModel], firstPlan: MigrationPlan) throws {
+        let folder = url.deletingLastPathComponent()
+        var temporaries: [URL] = []
+        func removeTemporaries() {
+            for temporary in temporaries {
+                for suffix in ["", "-journal", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: temporary.path + suffix) }
+            }
+        }
+        var plan = firstPlan
+        var current = url
+        do {
+            for (index, model) in steps.enumerated() {
+                if index > 0 { plan = try Self.plan(from: current, to: model, reportingAs: url) }
+                let temporary = folder.appendingPathComponent(".\(url.lastPathComponent).migrating-\(UUID().uuidString)")
+                temporaries.append(temporary)
+                try copy(plan: plan, model: model, from: current, into: temporary)
+                current = temporary
+            }
+        } catch let error as SQLiteError {
+            removeTemporaries()
+            if let failure = plan.converter.failure {
+                throw MigrationError(failure.code, url: url, entity: failure.entity, property: failure.property, failure.message)
+            }
+            let full = error.primaryCode == SQLITE_FULL
+            throw MigrationError(.writeFailed, url: url, full
+                ? "the disk (or the file size limit) is full: the migrated copy of the store needs about as much free space as the store itself, in its folder \(folder.path); free some space and open the store again"
+                : "writing the migrated copy of the store in \(folder.path) failed", underlying: error)
+        } catch {
+            removeTemporaries()
+            throw error
+        }
+        do {
+            try StoreFileReplacement.replace(url, with: current)
+            temporaries.removeLast()
+            removeTemporaries()
+        } catch {
+            removeTemporaries()
+            throw error
+        }
+        progress?(MigrationProgress(completedRows: plan.totalRows, totalRows: plan.totalRows, entity: nil))
+    }
+
+    /// The plan for one later step, from an intermediate file of this migration.
+    private static func plan(from file: URL, to model: ManagedObjectModel, reportingAs url: URL) throws -> MigrationPlan {
+        let reader = try SQLiteConnection(path: file.path, readOnly: true, create: false)
+        defer { reader.close() }
+        let metadata = try SQLiteStore.readMetadata(writer: reader, url: url)
+        return try MigrationPlan(source: SourceSchema(connection: reader, metadata: metadata), model: model, connection: reader, url: url)
+    }
+
+    /// Writes the migrated store into `temporary`, in one transaction.
+    private func copy(plan: MigrationPlan, model: ManagedObjectModel, from url: URL, into temporary: URL) throws {
+        let connection = try SQLiteConnection(path: temporary.path)
+        defer { connection.close() }
+        plan.converter.register(on: connection)
+        if let maximumPageCount { try connection.execute("PRAGMA max_page_count = \(maximumPageCount)") }
+        let (sourceURI, _) = try StoreAccess.readOnlyURI(url)
+        try connection.run("ATTACH DATABASE ? AS src", [.text(sourceURI)])
+        let layout = plan.layout
+        var completed = 0
+        let total = plan.totalRows
+        try connection.writeTransaction {
+            for statement in layout.createStatements() { try connection.execute(statement) }
+            for copy in plan.copies where copy.rowCount > 0 {
+                var low = copy.minKey - 1
+                while low < copy.maxKey {
+                    let high = min(copy.maxKey, low + chunkSize)
+                    completed += try connection.run(copy.sql, [.integer(copy.sourceNumber), .integer(low), .integer(high)] + copy.arguments)
+                    progress?(MigrationProgress(completedRows: completed, totalRows: total, entity: copy.entity))
+                    low = high
+                }
+            }
+            for statement in plan.joinCopies { try connection.execute(statement) }
+            for statement in plan.fixUps { try connection.execute(statement) }
+            for row in layout.primaryKeyRows() {
+                let table = layout.entitiesByNumber[row.number].map { layout.mappings[$0.index].table.name }
+                var maximum: Int64 = 0
+                if row.parent == 0, let table {
+                    maximum = plan.maxKey(ofTargetTable: table)
+                    if case .integer(let stored)? = try connection.scalar("SELECT max(Z_PK) FROM main.\(table)") { maximum = max(maximum, stored) }
+                }
+                try connection.run("INSERT INTO main.Z_PRIMARYKEY (Z_ENT, Z_NAME, Z_SUPER, Z_MAX) VALUES (?, ?, ?, ?)",
+                                   [.integer(row.number), .text(row.name), .integer(row.parent), .integer(maximum)])
+            }
+            var metadata = plan.source.metadata
+            metadata.versionHashes = model.entityVersionHashesByName
+            metadata.versionIdentifiers = model.versionIdentifiers.isEmpty ? [""] : model.versionIdentifiers
+            try connection.run("INSERT INTO main.Z_METADATA (Z_VERSION, Z_UUID, Z_PLIST) VALUES (1, ?, ?)",
+                               [.text(metadata.uuid), .blob(try metadata.plist())])
+        }
+        try connection.execute("DETACH DATABASE src")
+    }
+}

@@ -1,0 +1,108 @@
+import CSQLite
+import Foundation
+@testable import ObjectGraph
+import XCTest
+
+/// A migration that fails, wherever it fails, leaves the store byte for byte as it was,
+/// leaves no work files behind, and says what went wrong with a typed error.
+final class MigrationFailureTests: StoreTestCase {
+    private let v1 = LightweightMigrationTests.v1
+    private let v2 = LightweightMigrationTests.v2
+
+    override func tearDownWithError() throws {
+        FaultInjector.disarm()
+        FaultInjector.stopTracking()
+        try super.tearDownWithError()
+    }
+
+    /// A shelf with 3 + `extraItems` items, in this test's store, written with version 1.
+    private func writeVersion1(code: String = "42", count: Int = 7, extraItems: Int = 0) throws {
+        let container = try makeContainer(v1)
+        let context = container.viewContext
+        let shelf = ShelfV1(context: context)
+        shelf.label = "A"
+        for index in 0..<(3 + extraItems) {
+            let item = ShelfItemV1(context: context)
+            item.title = String(repeating: "title \(index) ", count: 20)
+            item.count = count + index
+            item.code = index == 0 ? code : String(index)
+            item.location = shelf
+        }
+        try context.save()
+    }
+
+    /// Asserts that opening with `entities` throws a MigrationError of `code` about
+    /// `property`, and that the store and its folder are exactly as before.
+    private func assertMigrationFails(_ entities: [ManagedObject.Type], code: MigrationError.Code, property: String?,
+                                      file: StaticString = #filePath, line: UInt = #line,
+                                      open: (() throws -> Void)? = nil) throws -> MigrationError? {
+        let before = storeBytes(storeURL)
+        var caught: MigrationError?
+        XCTAssertThrowsError(try (open ?? { _ = try self.makeContainer(entities) })(), file: file, line: line) { error in
+            caught = error as? MigrationError
+            XCTAssertEqual(caught?.code, code, "\(error)", file: file, line: line)
+        }
+        if let property { XCTAssertEqual(caught?.property, property, file: file, line: line) }
+        XCTAssertEqual(storeBytes(storeURL), before, "the store's bytes are unchanged", file: file, line: line)
+        XCTAssertEqual(try migrationLeftovers(storeURL), [], "no work files are left", file: file, line: line)
+        let reopened = try makeContainer(v1)
+        XCTAssertEqual(try reopened.viewContext.count(for: FetchRequest<ShelfItemV1>()), try SQLiteFile(storeURL).scalar("SELECT count(*) FROM ZSHELFITEM")?.int.map(Int.init),
+                       "the old model still reads every row", file: file, line: line)
+        return caught
+    }
+
+    func testTextThatIsNotANumberStopsTheMigrationNamingTheRowAndLosesNothing() throws {
+        try writeVersion1(code: "abc")
+        let error = try assertMigrationFails(v2, code: .unconvertibleValue, property: "code")
+        XCTAssertEqual(error?.entity, "ShelfItem")
+        XCTAssertTrue(error?.message.contains("\"abc\"") == true, "\(String(describing: error))")
+    }
+
+    func testANumberOutsideANarrowerIntegersRangeStopsTheMigration() throws {
+        try writeVersion1(count: 100_000)
+        _ = try assertMigrationFails(v2, code: .unconvertibleValue, property: "count")
+    }
+
+    func testAChangeThatCannotBeInferredIsNamedBeforeAnythingIsWritten() throws {
+        try writeVersion1()
+        let error = try assertMigrationFails([ShelfItemDateAsNumber.self], code: .notInferable, property: "shipped")
+        XCTAssertTrue(error?.message.contains("TIMESTAMP") == true, "\(String(describing: error))")
+    }
+
+    func testAFullDiskMidMigrationLeavesTheStoreByteEqual() throws {
+        try writeVersion1(extraItems: 3_000)
+        let model = try ManagedObjectModel(entities: v2)
+        let error = try assertMigrationFails(v2, code: .writeFailed, property: nil) {
+            _ = try self.openCoordinator(model, migrator: StoreMigrator(chunkSize: 500, maximumPageCount: 40))
+        }
+        XCTAssertEqual(error?.underlying?.primaryCode, SQLITE_FULL, "\(String(describing: error))")
+        XCTAssertTrue(error?.message.contains("full") == true)
+        XCTAssertNotNil(try makeContainer(v2), "with room, the same migration succeeds")
+        XCTAssertEqual(try makeContainer(v2).viewContext.count(for: FetchRequest<ShelfItemV2>()), 3_003)
+    }
+
+    func testAWriteThatFailsMidMigrationLeavesTheStoreByteEqual() throws {
+        try writeVersion1(extraItems: 2_000)
+        let model = try ManagedObjectModel(entities: v2)
+        FaultInjector.track(directory)
+        FaultInjector.failNth(.write, 25, persistent: true)
+        let log = ProgressLog()
+        let error = try assertMigrationFails(v2, code: .writeFailed, property: nil) {
+            _ = try self.openCoordinator(model, migrator: StoreMigrator(chunkSize: 200, progress: { log.append($0) }))
+        }
+        FaultInjector.disarm()
+        XCTAssertGreaterThan(FaultInjector.failures, 0, "the injected failure happened")
+        XCTAssertEqual(error?.underlying?.primaryCode, SQLITE_IOERR, "\(String(describing: error))")
+        XCTAssertNil(log.all.last.map { $0.entity == nil }.flatMap { $0 ? true : nil }, "the migration never finished")
+        XCTAssertEqual(try makeContainer(v2).viewContext.count(for: FetchRequest<ShelfItemV2>()), 2_003)
+    }
+
+    func testWithoutMigrationAStoreOfAnotherVersionIsRefusedUntouched() throws {
+        try writeVersion1()
+        let before = storeBytes(storeURL)
+        XCTAssertThrowsError(try PersistentStoreCoordinator(model: ManagedObjectModel(entities: v2), storeURL: storeURL, migrate: false)) { error in
+            XCTAssertEqual((error as? StoreError)?.code, .incompatibleModel, "\(error)")
+        }
+        XCTAssertEqual(storeBytes(storeURL), before)
+    }
+}
