@@ -10,10 +10,7 @@ extension SQLiteStore {
     /// the store fits the model as it is) without one of the model's columns.
     static func refuseForeignLayout(writer: SQLiteConnection, model: ManagedObjectModel, storedEntities: Set<String>,
                                     hashesMatch: Bool, layout: StoreLayout, url: URL?) throws {
-        let modelEntities = Set(model.entities.map(\.name))
-        if !storedEntities.isEmpty && storedEntities.isDisjoint(with: modelEntities) {
-            throw StoreError(.incompatibleModel, url: url, "the store was written for another model (its entities: \(storedEntities.sorted().joined(separator: ", "))), and this model (\(modelEntities.sorted().joined(separator: ", "))) has none of them; open it with the model it was written with, or choose another store file. Nothing was changed")
-        }
+        try refuseAnotherModel(storedEntities: storedEntities, model: model, url: url)
         for table in layout.tables {
             let existing = try writer.columns(of: table.name)
             guard !existing.isEmpty else { continue }
@@ -25,6 +22,18 @@ extension SQLiteStore {
             if hashesMatch && !missing.isEmpty {
                 throw StoreError(.incompatibleModel, url: url, "the table \(table.name) lacks \(missing.joined(separator: ", ")), which the store's metadata says it has: the file was changed by another program; restore it from a backup. Nothing was changed")
             }
+        }
+    }
+
+    /// Throws ``StoreError`` `.incompatibleModel` when a store whose entities are
+    /// `storedEntities` shares none of them with `model` (by name or by an entity's renaming
+    /// identifier): it was written for another model, and neither opening nor migrating it
+    /// (which would drop every table it has) is what anyone asked for.
+    static func refuseAnotherModel(storedEntities: Set<String>, model: ManagedObjectModel, url: URL?) throws {
+        let modelEntities = Set(model.entities.map(\.name))
+        let knownNames = modelEntities.union(model.entities.compactMap(\.fileDetails.renamingIdentifier))
+        if !storedEntities.isEmpty && storedEntities.isDisjoint(with: knownNames) {
+            throw StoreError(.incompatibleModel, url: url, "the store was written for another model (its entities: \(storedEntities.sorted().joined(separator: ", "))), and this model (\(modelEntities.sorted().joined(separator: ", "))) has none of them; open it with the model it was written with, or choose another store file. Nothing was changed")
         }
     }
 }

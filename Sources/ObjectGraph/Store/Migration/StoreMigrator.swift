@@ -52,6 +52,7 @@ struct StoreMigrator {
             let metadata = try SQLiteStore.readMetadata(writer: reader, url: url)
             guard !model.matchesStoreVersionHashes(metadata.versionHashes) else { return false }
             steps = Self.steps(to: model, from: metadata.versionHashes)
+            try SQLiteStore.refuseAnotherModel(storedEntities: Set(metadata.versionHashes.keys), model: steps[0], url: url)
             plan = try MigrationPlan(source: SourceSchema(connection: reader, metadata: metadata), model: steps[0], connection: reader, url: url)
         } catch let error as SQLiteError {
             throw MigrationError(.writeFailed, url: url, "the store cannot be read to plan its migration", underlying: error)
