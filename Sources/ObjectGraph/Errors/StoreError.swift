@@ -31,6 +31,9 @@ public struct StoreError: Error, CustomStringConvertible, Sendable {
         public static let isADirectory = Code(name: "isADirectory")
         /// This process may not read the store file, or reach its folder.
         public static let permissionDenied = Code(name: "permissionDenied")
+        /// The store does not describe its model (it was written by Apple's Core Data, or
+        /// before ManagedRecord kept the model in the store) and no model was given.
+        public static let noModel = Code(name: "noModel")
         public var description: String { name }
     }
 

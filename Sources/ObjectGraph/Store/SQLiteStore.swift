@@ -132,7 +132,7 @@ final class SQLiteStore {
         return (layout, metadata)
     }
 
-    private static func readMetadata(writer: SQLiteConnection, url: URL?) throws -> StoreMetadata {
+    static func readMetadata(writer: SQLiteConnection, url: URL?) throws -> StoreMetadata {
         var result: StoreMetadata?
         var failure: Error?
         try writer.query("SELECT Z_UUID, Z_PLIST FROM Z_METADATA ORDER BY Z_VERSION LIMIT 1") { row in
@@ -225,6 +225,7 @@ final class SQLiteStore {
             if hashesDiffer {
                 metadata.versionHashes = model.entityVersionHashesByName
                 metadata.versionIdentifiers = model.versionIdentifiers.isEmpty ? [""] : model.versionIdentifiers
+                metadata.describe(model)
                 try writer.run("UPDATE Z_METADATA SET Z_PLIST = ?", [.blob(try metadata.plist())])
             }
         }

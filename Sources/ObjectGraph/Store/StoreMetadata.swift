@@ -15,6 +15,7 @@ struct StoreMetadata {
         self.uuid = uuid
         self.versionHashes = model.entityVersionHashesByName
         self.versionIdentifiers = model.versionIdentifiers.isEmpty ? [""] : model.versionIdentifiers
+        describe(model)
     }
 
     init(uuid: String, plist: Data) throws {
