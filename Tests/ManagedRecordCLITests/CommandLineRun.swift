@@ -9,10 +9,11 @@ struct CommandLineRun {
     let stdout: String
     let stderr: String
 
-    /// Runs the product `name`, built beside this test bundle, in `directory`.
+    /// Runs the product `name`, built beside this test bundle (or the program at the
+    /// absolute path `name`), in `directory`.
     static func run(_ name: String, _ arguments: [String], input: String? = nil, in directory: URL? = nil) throws -> CommandLineRun {
         let folder = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
-        let executable = folder.appendingPathComponent(name)
+        let executable = name.hasPrefix("/") ? URL(fileURLWithPath: name) : folder.appendingPathComponent(name)
         guard FileManager.default.isExecutableFile(atPath: executable.path) else {
             throw CLITestFailure("\(executable.path) was not built; `swift build --build-tests` builds it")
         }

@@ -62,4 +62,20 @@ final class StoreDescribedModelTests: StoreTestCase {
             XCTAssertEqual((error as? StoreError)?.code, .cannotOpen, "\(error)")
         }
     }
+
+    func testAMigrationRecordsTheNewModelInTheStore() throws {
+        do {
+            let container = try makeContainer(Models.company)
+            container.persistentStoreCoordinator.close()
+        }
+        XCTAssertNil(try ManagedObjectModel(storeURL: storeURL).entitiesByName["Ticket"])
+        let newer = try ManagedObjectModel(entities: Models.company + Models.tickets)
+        do {
+            let container = try PersistentContainer(name: "Test", model: newer, storeURL: storeURL)   // adds Ticket's table
+            container.persistentStoreCoordinator.close()
+        }
+        let described = try ManagedObjectModel(storeURL: storeURL)
+        XCTAssertNotNil(described.entitiesByName["Ticket"], "the migrated store describes the model it was migrated to")
+        XCTAssertEqual(described.entityVersionHashesByName, newer.entityVersionHashesByName)
+    }
 }
