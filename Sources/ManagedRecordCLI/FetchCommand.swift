@@ -12,6 +12,7 @@ struct FetchCommand: ParsableCommand {
     @OptionGroup var store: StoreOptions
     @OptionGroup var query: QueryOptions
     @OptionGroup var order: OrderOptions
+    @OptionGroup var relatedBy: RelatedByOptions
     @Option(name: .long, help: "table, json (JSON lines) or csv.")
     var format: OutputFormat = .table
 
@@ -20,7 +21,9 @@ struct FetchCommand: ParsableCommand {
             let opened = try store.open()
             let (entity, request) = try opened.request(query, order)
             if format == .json {
-                try opened.context.exportJSONLines(request) { line in Terminal.write(line + Data("\n".utf8)) }
+                var options = JSONExportOptions()
+                options.mapping = JSONMapping(relatedBy: try relatedBy.mapping(in: opened))
+                try opened.context.exportJSONLines(request, options: options) { line in Terminal.write(line + Data("\n".utf8)) }
             } else {
                 let rows = try opened.context.exportJSONObjects(request, options: JSONExportOptions(relationships: .omitted))
                 RowPrinter(columns: entity.storedAttributeNames).print(rows, as: format)

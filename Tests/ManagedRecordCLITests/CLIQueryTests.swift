@@ -18,6 +18,9 @@ final class CLIQueryTests: XCTestCase {
         XCTAssertEqual(objects.map { $0["lastName"] as? String }, ["Jones", "Lee"])
         XCTAssertEqual(objects[1]["entity"] as? String, "Manager", "a sub-entity's object says its entity")
         XCTAssertTrue(lines[0].hasPrefix("{\"age\":51,"), "keys are sorted: \(lines[0])")
+        XCTAssertTrue((objects[0]["department"] as? String)?.hasPrefix("x-coredata://") ?? false, "without --related-by, an object ID URI")
+        let named = try CommandLineRun.tool("fetch", store, "Employee", "lastName == 'Jones'", "--format", "json", "--related-by", "Department=name")
+        XCTAssertTrue(named.succeeded().contains("\"department\":\"Engineering\""), named.stdout)
     }
 
     func testFetchAsATableHasAHeaderAlignedColumnsAndARowCount() throws {
