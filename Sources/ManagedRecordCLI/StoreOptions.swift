@@ -19,9 +19,19 @@ struct StoreOptions: ParsableArguments {
     }
 
     /// Opens the store with its model; read-only unless `writable` (read commands never
-    /// change the file).
+    /// change the file). A writable open never migrates: a store that does not fit the model
+    /// is refused, so `import` or `delete` with another version's `--model` changes nothing.
     func open(writable: Bool = false) throws -> OpenStore {
         let model = try loadModel()
+        if writable {
+            guard FileManager.default.fileExists(atPath: storeURL.path) else {
+                throw CLIError("there is no store at \(store); this tool never creates one (check the path)")
+            }
+            if try PersistentStoreCoordinator.requiresMigration(model: model, storeURL: storeURL) {
+                let option = self.model.map { " --model \($0)" } ?? ""
+                throw CLIError("the store was written with another version of the model, and this command does not migrate it: run `managedrecord check \(store)\(option)` to see the differences, and open it once from your app to migrate it")
+            }
+        }
         let container = try PersistentContainer(name: storeURL.deletingPathExtension().lastPathComponent, model: model,
                                                 storeURL: storeURL, options: writable ? [] : [.readOnly])
         return OpenStore(model: model, container: container)

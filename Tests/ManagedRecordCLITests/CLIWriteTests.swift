@@ -56,3 +56,26 @@ final class CLIWriteTests: XCTestCase {
         XCTAssertTrue(run.stdout.contains("problems found") || run.stderr.contains("malformed"), run.stdout + run.stderr)
     }
 }
+
+/// Writing commands never migrate a store or create one.
+final class CLIWriteRefusalTests: XCTestCase {
+    func testImportWithAnotherVersionsModelIsRefusedAndTheStoreIsUnchanged() throws {
+        let older = try CLITestStores.appleStore("MigrationRevised/CoreDataMigration_Example_1.sqlite", in: CLITestStores.folder())
+        let newer = CLITestStores.fixtures.appendingPathComponent("MigrationRevised/v3.xcdatamodel-contents.xml").path
+        let before = CLITestStores.bytes(of: older)
+        let run = try CommandLineRun.tool("delete", older.path, "Post", "--all", "--yes", "--model", newer)
+        XCTAssertEqual(run.status, 1)
+        XCTAssertTrue(run.stderr.contains("does not migrate it: run `managedrecord check \(older.path) --model \(newer)`"), run.stderr)
+        XCTAssertEqual(CLITestStores.bytes(of: older), before)
+    }
+
+    func testImportIntoAMissingStoreIsRefusedAndCreatesNothing() throws {
+        let folder = try CLITestStores.folder()
+        let missing = folder.appendingPathComponent("Typo.sqlite")
+        let model = CLITestStores.fixtures.appendingPathComponent("TavantTrade/Model.xcdatamodel-contents.xml").path
+        let run = try CommandLineRun.tool("import", missing.path, "FeedbackCategory", "-", "--model", model, input: "[]")
+        XCTAssertEqual(run.status, 1)
+        XCTAssertTrue(run.stderr.contains("never creates one"), run.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: missing.path))
+    }
+}
