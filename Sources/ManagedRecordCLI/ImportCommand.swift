@@ -35,7 +35,11 @@ struct ImportCommand: ParsableCommand {
             }
             let opened = try store.open(writable: true)
             _ = try opened.entity(entity)
-            let options = JSONImportOptions(relatedBy: try relatedBy.mapping(in: opened), strict: strict, batchSize: batchSize)
+            var options = JSONImportOptions(relatedBy: try relatedBy.mapping(in: opened), strict: strict, batchSize: batchSize)
+            if Terminal.showsProgress {
+                let name = entity
+                options.progress = { committed, total in Terminal.progress("imported \(committed) of \(total) \(name) records") }
+            }
             Terminal.progress("importing \(data.count) bytes of \(entity) records...")
             let report = try opened.context.importJSON(data, entityName: entity, options: options)
             Terminal.progress("imported \(report.recordCount) \(entity) records", done: true)
