@@ -1,7 +1,8 @@
 import Foundation
 
 /// Reads the command line (`[SECTION ...] [--keep] [--list]`), makes the folder, runs the
-/// chosen sections (all by default) in order, and removes the folder unless asked to keep it.
+/// chosen sections (all by default) in the tour's order, and removes the folder unless asked
+/// to keep it.
 @MainActor
 struct DemoRunner {
     let sections: [DemoSection]
@@ -24,7 +25,8 @@ struct DemoRunner {
                 chosen.append(section)
             }
         }
-        if chosen.isEmpty { chosen = sections }
+        // In the tour's order, each once: a section's prerequisites then run narrated first.
+        chosen = chosen.isEmpty ? sections : sections.filter { section in chosen.contains { $0.name == section.name } }
 
         let (folder, owned) = try demoFolder()
         out("ManagedRecord demo: Core Data's object graph on Linux, stored in Core Data's SQLite layout.")

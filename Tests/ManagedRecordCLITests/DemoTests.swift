@@ -28,6 +28,12 @@ final class DemoTests: XCTestCase {
         try FileManager.default.removeItem(atPath: folder)
     }
 
+    func testSectionsNamedTwiceOrOutOfOrderRunOnceInTheToursOrder() throws {
+        let run = try CommandLineRun.run("Demo", ["apple", "fetch", "model", "apple"])
+        XCTAssertEqual(run.status, 0, run.stdout + run.stderr)
+        XCTAssertTrue(run.stdout.contains("Done: 3 sections (model, fetch, apple), every check passed."), run.stdout)
+    }
+
     func testAnUnknownSectionListsTheSectionsAndExitsNonZero() throws {
         let run = try CommandLineRun.run("Demo", ["migrations-please"])
         XCTAssertEqual(run.status, 2)
