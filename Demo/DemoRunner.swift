@@ -32,7 +32,15 @@ struct DemoRunner {
         out("ManagedRecord demo: Core Data's object graph on Linux, stored in Core Data's SQLite layout.")
         out("Stores go in \(folder.path)")
         let demo = DemoRun(folder: folder)
-        for section in chosen { try await demo.run(section) }
+        for section in chosen {
+            do {
+                try await demo.run(section)
+            } catch {
+                out("   !! the \(section.name) section failed: \(error)")
+                out("The stores are kept in \(folder.path) to look into.")
+                exit(1)
+            }
+        }
 
         out("\nDone: \(chosen.count) \(chosen.count == 1 ? "section" : "sections") (\(chosen.map(\.name).joined(separator: ", "))), every check passed.")
         if keep || !owned {
