@@ -8,6 +8,7 @@ let package = Package(
         .library(name: "ObjectGraph", targets: ["ObjectGraph"]),
         .library(name: "ManagedRecord", targets: ["ManagedRecord"]),
         .executable(name: "Demo", targets: ["Demo"]),
+        .executable(name: "managedrecord", targets: ["ManagedRecordCLI"]),
     ],
     dependencies: [
         // OrderedSet keeps to-many relationships O(1) for membership and ordered for `[T]`.
@@ -16,6 +17,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
         // Logging, the Linux convention (DESIGN.md, decision 7).
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        // Command-line parsing for the `managedrecord` tool only (never a library dependency).
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
     ],
     targets: [
         .systemLibrary(
@@ -42,6 +45,11 @@ let package = Package(
             name: "Demo",
             dependencies: ["ObjectGraph", "ManagedRecord"],
             path: "Demo"
+        ),
+        // `managedrecord`: fetch, count, aggregate, inspect, export and import stores from a shell.
+        .executableTarget(
+            name: "ManagedRecordCLI",
+            dependencies: ["ObjectGraph", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
         // A user's script (top-level code with `await`s), run and checked by ScriptTests.
         .executableTarget(
@@ -78,6 +86,11 @@ let package = Package(
         .testTarget(
             name: "ManagedRecordTests",
             dependencies: ["ManagedRecord"]
+        ),
+        // Runs the built `managedrecord` and `Demo` executables as processes.
+        .testTarget(
+            name: "ManagedRecordCLITests",
+            dependencies: ["ObjectGraph"]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -37,7 +37,15 @@ private final class NoteWithNumericDate: ManagedObject {
     @Attribute var written: Double = 0
 }
 
-func migration(folder: URL) throws {
+extension DemoSection {
+    static let migration = DemoSection("migration", "a store of version 1 migrated to version 2, as Core Data infers it") { demo in
+        try migrateNotes(folder: demo.folder)
+        demo.shell("check", demo.folder.appendingPathComponent("Notes.sqlite").path)
+    }
+}
+
+@MainActor
+private func migrateNotes(folder: URL) throws {
     let url = folder.appendingPathComponent("Notes.sqlite")
 
     step("Migration: a store written with version 1 of a model")

@@ -1,21 +1,23 @@
 import Foundation
-import ObjectGraph
 
-// ManagedRecord demo: everything the ObjectGraph stack and the ManagedRecord layer do today,
-// on real store files, step by step. Run it with `swift run Demo`. Each step prints what it does; a check that
-// fails stops the demo with exit status 1.
+// ManagedRecord demo: a tour of what the ObjectGraph stack and the ManagedRecord layer do
+// today, on real store files, in sections. `swift run Demo` runs them all, `swift run Demo
+// fetch json` runs those two, `--keep` keeps the stores, `--list` lists the sections. Each
+// section checks what it prints; a check that fails stops the demo with exit status 1.
+//
+// Adding a section: write `extension DemoSection { static let mine = DemoSection("mine",
+// "what it shows") { demo in ... } }` in a file of its own in Demo/, and add `.mine,` below.
 
-out("ManagedRecord demo: Core Data's object graph on Linux, stored in Core Data's SQLite layout.")
-let storeURL = try demoStoreURL()
-out("The store is created in a fresh folder: \(storeURL.deletingLastPathComponent().path)")
+let sections: [DemoSection] = [
+    .modelAndSave,
+    .fetching,
+    .aggregates,
+    .contexts,
+    .managedRecord,
+    .asyncCode,
+    .appleStore,
+    .json,
+    .migration,
+]
 
-let johnURI = try basics(storeURL: storeURL)
-try reading(storeURL: storeURL, johnURI: johnURI)
-try activeRecord(folder: storeURL.deletingLastPathComponent())
-try await concurrency(storeURL: storeURL)
-try await asyncScript()
-try migration(folder: storeURL.deletingLastPathComponent())
-
-out("\nDone. The stores are kept so you can look inside them:")
-out("   sqlite3 \(storeURL.path) '.tables' 'SELECT Z_PK, Z_ENT, ZFIRSTNAME, ZLASTNAME FROM ZEMPLOYEE'")
-out("   sqlite3 \(storeURL.deletingLastPathComponent().appendingPathComponent("Staff.sqlite").path) 'SELECT ZFIRSTNAME, ZSALARY, ZTITLE FROM ZSTAFFMEMBER'")
+try await DemoRunner(sections: sections).run(arguments: Array(CommandLine.arguments.dropFirst()))

@@ -37,6 +37,9 @@ public struct StoreError: Error, CustomStringConvertible, Sendable {
         /// A row of the store contradicts the model (an object of one entity stored in
         /// another entity's table): the file was changed by a program that is not Core Data.
         public static let corruptRow = Code(name: "corruptRow")
+        /// The store does not describe its model (it was written by Apple's Core Data, or
+        /// before ManagedRecord kept the model in the store) and no model was given.
+        public static let noModel = Code(name: "noModel")
         public var description: String { name }
     }
 

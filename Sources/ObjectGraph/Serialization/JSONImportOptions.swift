@@ -42,6 +42,10 @@ public struct JSONImportOptions: Sendable {
     /// a commit after every `batchSize` records, so memory stays bounded; a failure then
     /// rolls back only its own batch and the error reports the batches already committed.
     public var batchSize: Int?
+    /// Called on the import's own queue after each committed batch (once, at the end, for a
+    /// one-transaction import) with the records committed so far and the number of records:
+    /// for a progress display. It must not touch the importing context.
+    public var progress: (@Sendable (_ committed: Int, _ total: Int) -> Void)?
     /// How a number given for a date is read.
     public var dateNumbers = DateNumbers.automatic
     /// The key that may name a record's entity (a sub-entity of the imported one); nil for

@@ -63,6 +63,7 @@ final class JSONImporter {
             }
             report.committedBatches += 1
             report.committedRecords = end
+            options.progress?(end, records.count)
             endBatch()
             start = end
         }

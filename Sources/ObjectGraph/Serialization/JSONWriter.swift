@@ -8,9 +8,12 @@ struct JSONWriter {
     private(set) var bytes: [UInt8] = []
     /// Keys sorted and two-space indentation.
     let pretty: Bool
+    /// Keys sorted (always when `pretty`), for output that is the same in every run.
+    let sortsKeys: Bool
 
-    init(pretty: Bool, capacity: Int = 0) {
+    init(pretty: Bool, sortsKeys: Bool = false, capacity: Int = 0) {
         self.pretty = pretty
+        self.sortsKeys = pretty || sortsKeys
         bytes.reserveCapacity(capacity)
     }
 
@@ -59,7 +62,7 @@ struct JSONWriter {
             if pretty { bytes.append(UInt8(ascii: " ")) }
             try write(value, depth: depth + 1)
         }
-        if pretty {
+        if sortsKeys {
             for key in object.keys.sorted() { try member(key, object[key]!) }
         } else {
             for (key, value) in object { try member(key, value) }

@@ -237,8 +237,7 @@ final class SQLiteStore {
                                 .integer(entity.superentity.flatMap { numbers[$0.name] } ?? 0)])
             }
             if hashesDiffer {
-                metadata.versionHashes = model.entityVersionHashesByName
-                metadata.versionIdentifiers = model.versionIdentifiers.isEmpty ? [""] : model.versionIdentifiers
+                metadata.record(model)
                 try writer.run("UPDATE Z_METADATA SET Z_PLIST = ?", [.blob(try metadata.plist())])
             }
         }

@@ -13,8 +13,17 @@ struct StoreMetadata {
 
     init(uuid: String, model: ManagedObjectModel) {
         self.uuid = uuid
-        self.versionHashes = model.entityVersionHashesByName
-        self.versionIdentifiers = model.versionIdentifiers.isEmpty ? [""] : model.versionIdentifiers
+        self.versionHashes = [:]
+        self.versionIdentifiers = []
+        record(model)
+    }
+
+    /// Makes this the metadata of a store written with `model` (on creation and after a
+    /// migration): its version hashes, version identifiers and description.
+    mutating func record(_ model: ManagedObjectModel) {
+        versionHashes = model.entityVersionHashesByName
+        versionIdentifiers = model.versionIdentifiers.isEmpty ? [""] : model.versionIdentifiers
+        describe(model)
     }
 
     init(uuid: String, plist: Data) throws {

@@ -155,8 +155,7 @@ struct StoreMigrator {
                                    [.integer(row.number), .text(row.name), .integer(row.parent), .integer(maximum)])
             }
             var metadata = plan.source.metadata
-            metadata.versionHashes = model.entityVersionHashesByName
-            metadata.versionIdentifiers = model.versionIdentifiers.isEmpty ? [""] : model.versionIdentifiers
+            metadata.record(model)
             try connection.run("INSERT INTO main.Z_METADATA (Z_VERSION, Z_UUID, Z_PLIST) VALUES (1, ?, ?)",
                                [.text(metadata.uuid), .blob(try metadata.plist())])
         }

@@ -1,0 +1,48 @@
+import ArgumentParser
+import Foundation
+import ObjectGraph
+
+/// A failure the tool reports on standard error before exiting non-zero.
+struct CLIError: Error, CustomStringConvertible {
+    let description: String
+
+    init(_ description: String) { self.description = description }
+
+    /// An unknown key, with the keys that exist.
+    static func unknownKey(_ key: String, entity: EntityDescription, path: String) -> CLIError {
+        let keys = entity.properties.map(\.name).sorted().joined(separator: ", ")
+        let within = key == path ? "" : " (in \"\(path)\")"
+        return CLIError("\(entity.name) has no key \"\(key)\"\(within); its keys: \(keys)")
+    }
+}
+
+/// Runs a command's body: errors are written to standard error in a form a person can act
+/// on, and the process exits with status 1.
+func reportingErrors(_ body: () throws -> Void) throws {
+    do {
+        try body()
+    } catch let error as ExitCode {
+        throw error
+    } catch {
+        Terminal.error(describe(error))
+        throw ExitCode.failure
+    }
+}
+
+/// What to print for `error`: a predicate error points at its character (an unknown key in
+/// it is named with the keys that exist, by the predicate layer's own message).
+func describe(_ error: Error) -> String {
+    if let error = error as? FetchPredicateError {
+        var text = error.message
+        if let format = error.format, let position = error.position {
+            let offset = min(max(position, 0), format.count)
+            text += "\n  \(format)\n  \(String(repeating: " ", count: offset))^"
+        }
+        return "invalid predicate: " + text
+    }
+    if let error = error as? StoreError {
+        let cause = error.underlying.map { ": \($0)" } ?? ""
+        return "\(error.message) (\(error.code): \(error.url?.path ?? "in memory"))\(cause)"
+    }
+    return String(describing: error)
+}

@@ -1,0 +1,41 @@
+import ArgumentParser
+import ObjectGraph
+
+/// `managedrecord delete STORE Employee --where "age < 18" [--yes]`: asks, deletes, says how many.
+struct DeleteCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "delete",
+        abstract: "Delete the objects of an entity that match a predicate, after asking (one batch delete; delete rules apply).")
+
+    @OptionGroup var store: StoreOptions
+    @Argument(help: "The entity (sub-entities included).") var entity: String
+    @Option(name: .customLong("where"), help: "A predicate selecting the objects to delete.")
+    var predicate: String?
+    @Flag(name: .long, help: "Delete every object of the entity (instead of --where).")
+    var all = false
+    @Flag(name: .long, help: "Delete without asking.")
+    var yes = false
+
+    func validate() throws {
+        if predicate == nil && !all { throw ValidationError("say which objects to delete: --where \"PREDICATE\", or --all for every one") }
+        if predicate != nil && all { throw ValidationError("give either --where or --all, not both") }
+    }
+
+    func run() throws {
+        try reportingErrors {
+            let opened = try store.open(writable: true)
+            let request = try opened.request(entity, predicate)
+            let matching = try opened.context.count(for: request)
+            let what = "\(entity) \(matching == 1 ? "object" : "objects")"
+            if matching > 0 && !yes {
+                let which = predicate.map { " matching \($0)" } ?? ""
+                guard Terminal.confirm("Delete \(matching) \(what)\(which) from \(store.store)?") else {
+                    Terminal.error("not confirmed: nothing deleted (pass --yes to delete without asking)")
+                    throw ExitCode.failure
+                }
+            }
+            let result = try opened.context.execute(BatchDeleteRequest(entityName: entity, predicate: request.predicate))
+            Terminal.write("deleted \(result.count) \(entity) \(result.count == 1 ? "object" : "objects")\n")
+        }
+    }
+}

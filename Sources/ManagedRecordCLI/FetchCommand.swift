@@ -1,0 +1,38 @@
+import ArgumentParser
+import Foundation
+import ObjectGraph
+
+/// `managedrecord fetch STORE Employee "age > 40" --sort lastName,-age --limit 10 --format json`
+struct FetchCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "fetch",
+        abstract: "Print the objects of an entity that match a predicate.",
+        discussion: "table: aligned columns of the attributes; json: one object per line (JSON lines, keys sorted, relationships as keys); csv: a header, then one row per object.")
+
+    @OptionGroup var store: StoreOptions
+    @OptionGroup var query: QueryOptions
+    @OptionGroup var order: OrderOptions
+    @OptionGroup var relatedBy: RelatedByOptions
+    @Option(name: .long, help: "table, json (JSON lines) or csv.")
+    var format: OutputFormat = .table
+
+    func run() throws {
+        try reportingErrors {
+            let opened = try store.open()
+            let (entity, request) = try opened.request(query, order)
+            if format == .json {
+                var options = JSONExportOptions()
+                options.mapping = JSONMapping(relatedBy: try relatedBy.mapping(in: opened))
+                try opened.context.exportJSONLines(request, options: options) { line in Terminal.write(line + Data("\n".utf8)) }
+            } else {
+                let rows = try opened.context.exportJSONObjects(request, options: JSONExportOptions(relationships: .omitted))
+                RowPrinter(columns: entity.storedAttributeNames).print(rows, as: format)
+            }
+        }
+    }
+}
+
+extension EntityDescription {
+    /// The names of the attributes kept in the store, in the model's order.
+    var storedAttributeNames: [String] { attributes.filter { !$0.isTransient }.map(\.name) }
+}

@@ -1,0 +1,31 @@
+import Foundation
+
+/// Values the library returns (`Date`, `UUID`, `Int16`, ...) in the form the JSON export
+/// writes them, so every command prints a value the same way.
+enum JSONReady {
+    static func value(_ value: Any) -> Any {
+        switch value {
+        case let date as Date:
+            // As the JSON export writes dates: UTC, milliseconds only when there are any.
+            let formatter = ISO8601DateFormatter()
+            let seconds = date.timeIntervalSince1970
+            formatter.formatOptions = seconds.rounded(.down) == seconds ? [.withInternetDateTime] : [.withInternetDateTime, .withFractionalSeconds]
+            return formatter.string(from: date)
+        case let uuid as UUID: return uuid.uuidString
+        case let url as URL: return url.absoluteString
+        case let data as Data: return data.base64EncodedString()
+        case let number as Int16: return Int(number)
+        case let number as Int32: return Int(number)
+        case let number as Int64: return Int(number)
+        case let number as Float: return Double(number)
+        default: return value
+        }
+    }
+
+    /// One value as JSON text.
+    static func text(_ value: Any) throws -> String {
+        if let decimal = value as? Decimal { return decimal.description }
+        let data = try JSONSerialization.data(withJSONObject: value, options: [.sortedKeys, .fragmentsAllowed, .withoutEscapingSlashes])
+        return String(decoding: data, as: UTF8.self)
+    }
+}

@@ -1,0 +1,86 @@
+import ArgumentParser
+import Foundation
+import ObjectGraph
+
+/// The store argument and `--model`, shared by every command, and how the store is opened.
+struct StoreOptions: ParsableArguments {
+    @Argument(help: "The store file (.sqlite).")
+    var store: String
+
+    @Option(name: .long, help: "The Xcode model (.xcdatamodeld, .xcdatamodel or contents file); needed for stores written by Apple's Core Data.")
+    var model: String?
+
+    var storeURL: URL { URL(fileURLWithPath: store) }
+
+    /// The model given with `--model`, else the one the store keeps.
+    func loadModel() throws -> ManagedObjectModel {
+        if let model { return try ManagedObjectModel(contentsOf: URL(fileURLWithPath: model)) }
+        return try ManagedObjectModel(storeURL: storeURL)
+    }
+
+    /// Opens the store with its model; read-only unless `writable` (read commands never
+    /// change the file). A writable open never migrates: a store that does not fit the model
+    /// is refused, so `import` or `delete` with another version's `--model` changes nothing.
+    func open(writable: Bool = false) throws -> OpenStore {
+        let model = try loadModel()
+        if writable {
+            guard FileManager.default.fileExists(atPath: storeURL.path) else {
+                throw CLIError("there is no store at \(store); this tool never creates one (check the path)")
+            }
+            if try PersistentStoreCoordinator.requiresMigration(model: model, storeURL: storeURL) {
+                let option = self.model.map { " --model \($0)" } ?? ""
+                throw CLIError("the store was written with another version of the model, and this command does not migrate it: run `managedrecord check \(store)\(option)` to see the differences, and open it once from your app to migrate it")
+            }
+        }
+        let container = try PersistentContainer(name: storeURL.deletingPathExtension().lastPathComponent, model: model,
+                                                storeURL: storeURL, options: writable ? [] : [.readOnly])
+        return OpenStore(model: model, container: container)
+    }
+}
+
+/// A store opened by a command: its model and container.
+struct OpenStore {
+    let model: ManagedObjectModel
+    let container: PersistentContainer
+    var context: ManagedObjectContext { container.viewContext }
+
+    /// The entity named `name`, or an error listing the model's entities.
+    func entity(_ name: String) throws -> EntityDescription {
+        guard let entity = model.entitiesByName[name] else {
+            throw CLIError("the model has no entity \"\(name)\"; its entities: \(model.entities.map(\.name).sorted().joined(separator: ", "))")
+        }
+        return entity
+    }
+
+    /// A fetch request for `entityName` (sub-entities included), filtered by `predicate`.
+    func request(_ entityName: String, _ predicate: String?) throws -> FetchRequest<ManagedObject> {
+        _ = try entity(entityName)
+        var request = FetchRequest<ManagedObject>(entityName: entityName)
+        if let predicate, !predicate.isEmpty { request.predicate = try FetchPredicate(predicate, argumentArray: []) }
+        return request
+    }
+
+    /// The entity named by `query` and its request, sorted and limited by `order`.
+    func request(_ query: QueryOptions, _ order: OrderOptions) throws -> (EntityDescription, FetchRequest<ManagedObject>) {
+        let entity = try entity(query.entity)
+        var request = try query.request(in: self)
+        try order.apply(to: &request, entity: entity, store: self)
+        return (entity, request)
+    }
+
+    /// The property `key` (a key path through relationships) leads to from `entity`, or an
+    /// error naming the step that is not a key, with the keys that exist.
+    @discardableResult
+    func checkKey(_ key: String, of entity: EntityDescription) throws -> PropertyDescription {
+        var current = entity
+        var found: PropertyDescription?
+        for part in key.split(separator: ".", omittingEmptySubsequences: false).map(String.init) {
+            guard let property = current.property(named: part) else {
+                throw CLIError.unknownKey(part, entity: current, path: key)
+            }
+            found = property
+            if let relationship = property as? RelationshipDescription { current = relationship.destinationEntity }
+        }
+        return found!
+    }
+}

@@ -1,0 +1,53 @@
+import Foundation
+import XCTest
+
+/// Bad input: a message on standard error that says what to do, nothing on standard output,
+/// a non-zero exit status.
+final class CLIErrorTests: XCTestCase {
+    var store = ""
+
+    override func setUpWithError() throws {
+        store = try CLITestStores.company(in: CLITestStores.folder()).path
+    }
+
+    func testAMalformedPredicatePointsAtTheCharacter() throws {
+        let run = try CommandLineRun.tool("fetch", store, "Employee", "age > 40 AND (lastName == 'x'")
+        XCTAssertEqual(run.status, 1)
+        XCTAssertEqual(run.stdout, "")
+        let lines = run.stderr.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        XCTAssertTrue(lines[0].hasPrefix("managedrecord: error: invalid predicate: "), run.stderr)
+        XCTAssertEqual(lines[1], "  age > 40 AND (lastName == 'x'")
+        XCTAssertEqual(lines[2], "  " + String(repeating: " ", count: 29) + "^", run.stderr)
+    }
+
+    func testAnUnknownKeyInAPredicateNamesTheKeysThatExist() throws {
+        let run = try CommandLineRun.tool("count", store, "Employee", "agee > 40")
+        XCTAssertEqual(run.status, 1)
+        XCTAssertTrue(run.stderr.contains("agee"), run.stderr)
+        XCTAssertTrue(run.stderr.contains("it has: firstName, lastName, age, salary, hired, department"), run.stderr)
+    }
+
+    func testAnUnknownSortKeyOrEntityNamesWhatExists() throws {
+        let sort = try CommandLineRun.tool("fetch", store, "Employee", "--sort", "department.title")
+        XCTAssertEqual(sort.status, 1)
+        XCTAssertEqual(sort.stderr, "managedrecord: error: Department has no key \"title\" (in \"department.title\"); its keys: budget, employees, name\n")
+        let entity = try CommandLineRun.tool("count", store, "Employe")
+        XCTAssertEqual(entity.status, 1)
+        XCTAssertEqual(entity.stderr, "managedrecord: error: the model has no entity \"Employe\"; its entities: Department, Employee, Manager\n")
+    }
+
+    func testAStoreWithoutAModelOfItsOwnAsksForModel() throws {
+        let copy = try CLITestStores.appleStore("TavantTrade/Model.sqlite", in: CLITestStores.folder())
+        let run = try CommandLineRun.tool("count", copy.path, "FeedbackCategory")
+        XCTAssertEqual(run.status, 1)
+        XCTAssertTrue(run.stderr.contains("does not describe its model") && run.stderr.contains("--model") && run.stderr.contains("(noModel:"), run.stderr)
+    }
+
+    func testAMissingStoreIsAnErrorAndIsNotCreated() throws {
+        let missing = try CLITestStores.folder().appendingPathComponent("nothing.sqlite")
+        let run = try CommandLineRun.tool("schema", missing.path)
+        XCTAssertEqual(run.status, 1)
+        XCTAssertTrue(run.stderr.contains("there is no store file here"), run.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: missing.path))
+    }
+}

@@ -1,0 +1,73 @@
+import Foundation
+import XCTest
+
+/// fetch, count, distinct and aggregate on a store written here, opened without a model.
+final class CLIQueryTests: XCTestCase {
+    var store = ""
+
+    override func setUpWithError() throws {
+        store = try CLITestStores.company(in: CLITestStores.folder()).path
+    }
+
+    func testFetchAsJSONLinesFiltersThroughARelationshipSortsAndLimits() throws {
+        let run = try CommandLineRun.tool("fetch", store, "Employee", "age > 30 AND department.name == 'Engineering'",
+                                          "--sort", "lastName,-age", "--limit", "2", "--format", "json")
+        let lines = run.succeeded().split(separator: "\n")
+        XCTAssertEqual(lines.count, 2, run.stdout)
+        let objects = try lines.map { try XCTUnwrap(JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]) }
+        XCTAssertEqual(objects.map { $0["lastName"] as? String }, ["Jones", "Lee"])
+        XCTAssertEqual(objects[1]["entity"] as? String, "Manager", "a sub-entity's object says its entity")
+        XCTAssertTrue(lines[0].hasPrefix("{\"age\":51,"), "keys are sorted: \(lines[0])")
+        XCTAssertTrue((objects[0]["department"] as? String)?.hasPrefix("x-coredata://") ?? false, "without --related-by, an object ID URI")
+        let named = try CommandLineRun.tool("fetch", store, "Employee", "lastName == 'Jones'", "--format", "json", "--related-by", "Department=name")
+        XCTAssertTrue(named.succeeded().contains("\"department\":\"Engineering\""), named.stdout)
+    }
+
+    func testFetchAsATableHasAHeaderAlignedColumnsAndARowCount() throws {
+        let run = try CommandLineRun.tool("fetch", store, "Employee", "salary > 60000", "--sort=-age")
+        XCTAssertEqual(run.succeeded(), """
+        firstName  lastName  age  salary  hired
+        ---------  --------  ---  ------  --------------------
+        Ann        Lee       58   91000   2023-05-05T20:26:40Z
+        Cara       Jones     51   77000   2023-04-28T20:26:40Z
+        Bob        Wu        29   61000   2023-04-06T20:26:40Z
+        (3 rows)
+
+        """)
+    }
+
+    func testFetchAsCSVHasAHeaderAndOneRowPerObject() throws {
+        let run = try CommandLineRun.tool("fetch", store, "Department", "--sort", "name", "--format", "csv")
+        XCTAssertEqual(run.succeeded(), "name,budget\nEngineering,900000\nSales,250000\n")
+    }
+
+    func testCountPrintsOneNumber() throws {
+        XCTAssertEqual(try CommandLineRun.tool("count", store, "Employee").succeeded(), "5\n")
+        XCTAssertEqual(try CommandLineRun.tool("count", store, "Employee", "age BETWEEN {30, 52}").succeeded(), "3\n")
+        XCTAssertEqual(try CommandLineRun.tool("count", store, "Manager").succeeded(), "1\n")
+    }
+
+    func testDistinctPrintsSortedValuesOfAKeyPath() throws {
+        XCTAssertEqual(try CommandLineRun.tool("distinct", store, "Employee", "department.name", "--format", "json").succeeded(),
+                       "\"Engineering\"\n\"Sales\"\n")
+        XCTAssertEqual(try CommandLineRun.tool("distinct", store, "Employee", "lastName", "age < 40", "--format", "csv").succeeded(),
+                       "lastName\nDoe\nWu\n")
+    }
+
+    func testAggregatesKeepTheAttributesType() throws {
+        XCTAssertEqual(try CommandLineRun.tool("aggregate", store, "Employee", "sum", "age").succeeded(), "215\n")
+        XCTAssertEqual(try CommandLineRun.tool("aggregate", store, "Employee", "avg", "age", "department.name == 'Sales'").succeeded(), "38.5\n")
+        XCTAssertEqual(try CommandLineRun.tool("aggregate", store, "Employee", "sum", "salary").succeeded(), "329000.5\n")
+        XCTAssertEqual(try CommandLineRun.tool("aggregate", store, "Employee", "max", "hired").succeeded(), "\"2023-05-05T20:26:40Z\"\n")
+        XCTAssertEqual(try CommandLineRun.tool("aggregate", store, "Employee", "min", "age", "age > 100").succeeded(), "null\n")
+    }
+
+    func testSchemaListsEntitiesWithRowCountsAttributeTypesAndRelationships() throws {
+        let schema = try CommandLineRun.tool("schema", store).succeeded()
+        XCTAssertTrue(schema.contains("Department (2 rows)\n  name: String\n  budget: Double\n  employees -> Employee: to-many, inverse department, delete rule cascade\n"), schema)
+        XCTAssertTrue(schema.contains("Employee (4 rows)\n"), schema)
+        XCTAssertTrue(schema.contains("Manager (1 row, sub-entity of Employee)\n"), schema)
+        XCTAssertTrue(schema.contains("  hired: Date, optional\n"), schema)
+        XCTAssertTrue(schema.contains("  level: Integer 64\n"), schema)
+    }
+}
