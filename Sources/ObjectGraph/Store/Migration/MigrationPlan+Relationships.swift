@@ -86,9 +86,10 @@ extension MigrationPlan {
             var extraColumns: [String] = []
             var extraValues: [String] = []
             if let old = sourceJoin(for: primary) {
-                for order in orderColumns where source.columnType(order, in: old.table) != nil {
+                for order in orderColumns {
+                    guard let sourceOrder = sourceOrderColumn(for: order, in: old.table) else { continue }
                     extraColumns.append(order)
-                    extraValues.append("j.\(order)")
+                    extraValues.append("j.\(sourceOrder)")
                 }
                 select = "SELECT j.\(old.ownColumn) + \(ownerShift), j.\(old.destinationColumn) + \(memberShift)\(extraValues.map { ", " + $0 }.joined()) FROM src.\(Self.quote(old.table)) j"
             } else if let from = sourceEntity(of: owner), let key = sourceColumn(for: primary, column: nil, in: source.table(of: from)) {
@@ -106,6 +107,18 @@ extension MigrationPlan {
                 OR \(memberColumn) NOT IN (SELECT Z_PK FROM main.\(memberMapping.table.name) WHERE Z_ENT IN (\(memberMapping.familyNumbers.map(String.init).joined(separator: ", "))))
                 """)
         }
+    }
+
+    /// The old join table's order column for a new one: `Z_FOK_<n><NAME>` with the same
+    /// name, whatever the entity number (which renumbering changes).
+    private func sourceOrderColumn(for column: String, in table: String) -> String? {
+        if source.columnType(column, in: table) != nil { return column }
+        func name(_ order: String) -> String? {
+            guard order.hasPrefix("Z_FOK_") else { return nil }
+            return Self.splitNumbered("Z_" + order.dropFirst(6))?.name
+        }
+        guard let wanted = name(column) else { return nil }
+        return source.columns[table]?.keys.sorted().first { name($0) == wanted }
     }
 
     /// The relationship whose join table `join` is, seen from the side that names it.
