@@ -66,7 +66,16 @@ final class ConstraintMergePolicyTests: StoreTestCase {
         let v2 = Voucher(context: context); v2.code = "V2"; v2.owner = annie
         try context.save()
         XCTAssertFalse(context.hasChanges)
-        return try outcome()
+        let result = try outcome()
+        // The inserted object took the stored row's identity and reads as the store does.
+        XCTAssertFalse(annie.isDeleted, "\(policy)")
+        XCTAssertEqual(annie.objectID.primaryKey, 1, "\(policy): Ann's row")
+        XCTAssertTrue(context.registeredObject(for: annie.objectID) === annie)
+        XCTAssertEqual(annie.name, result.name, "\(policy)")
+        XCTAssertEqual(annie.club?.title, result.club, "\(policy)")
+        XCTAssertEqual(annie.vouchers.map(\.code).sorted(), result.vouchers, "\(policy)")
+        XCTAssertEqual(v2.owner === annie, result.vouchers.contains("V2"), "\(policy)")
+        return result
     }
 
     /// One save inserts First (a@x, 1 visit, club Chess) and then Second (a@x, 2 visits,
@@ -104,6 +113,26 @@ final class ConstraintMergePolicyTests: StoreTestCase {
     func testRollbackDiscardsTheNewObject() throws {
         XCTAssertEqual(try saveAgainstAStoredRow(.rollback),
                        Outcome(subscribers: 1, name: "Ann", visits: 3, club: "Chess", vouchers: ["V1"], ownerlessVouchers: ["V2"]))
+    }
+
+    func testWhenTheStoredRowsObjectIsAlreadyInTheContextTheNewObjectIsMergedIntoIt() throws {
+        do {
+            let context = try makeContainer(model).viewContext
+            let ann = Subscriber(context: context)
+            ann.email = "a@x"; ann.name = "Ann"; ann.visits = 3
+            try context.save()
+        }
+        let context = try makeContainer(model).viewContext
+        context.mergePolicy = .mergeByPropertyObjectTrump
+        let ann = try XCTUnwrap(fetchAll(Subscriber.self, in: context).first)
+        let annie = Subscriber(context: context)
+        annie.email = "a@x"; annie.name = "Annie"
+        let v2 = Voucher(context: context); v2.code = "V2"; v2.owner = annie
+        try context.save()
+        XCTAssertTrue(annie.isDeleted, "merged into the registered object")
+        XCTAssertEqual(ann.name, "Annie")
+        XCTAssertTrue(v2.owner === ann)
+        XCTAssertEqual(try outcome(), Outcome(subscribers: 1, name: "Annie", visits: 0, club: nil, vouchers: ["V2"], ownerlessVouchers: []))
     }
 
     func testObjectTrumpWithinOneSaveTheLaterObjectsValuesWin() throws {

@@ -1,12 +1,16 @@
 import Foundation
+import OrderedCollections
 
 /// Uniqueness-constraint conflicts resolved by the context's merge policy, as Core Data's
 /// `NSMergePolicy.resolve(constraintConflicts:)` does, before the save writes anything.
 ///
-/// Objects with equal constrained values become one: the object of the row already stored
-/// (fetched into this context if it was not registered), or, when only new objects of this
-/// save conflict, the one inserted first. Each other new object is merged into it and leaves
-/// the context; objects related to it are related to the survivor instead.
+/// Objects with equal constrained values become one. Against a row already stored, the
+/// first new object takes the row's identity (its ID, version and snapshot; the row's values
+/// and relationships merged into it as the policy says) and the save updates that row; when
+/// the row's object is already registered in the context (or is of another sub-entity), that
+/// object is the survivor instead. Among new objects of one save, the one inserted first
+/// survives. Each other new object is merged into the survivor and leaves the context;
+/// objects related to it are related to the survivor instead.
 ///
 /// | policy | attributes of the survivor | to-one relationships | to-many relationships |
 /// |---|---|---|---|
@@ -53,7 +57,13 @@ extension ManagedObjectContext {
             var newcomers = group.filter(\.isTemporaryID).compactMap { registeredObject(for: $0) }.filter { !$0.isDeleted }
             newcomers.sort { $0.objectID.key > $1.objectID.key }   // temporary keys count down: first inserted first
             let survivor: ManagedObject
-            if let id = stored.first {
+            if let id = stored.first, registeredObject(for: id) == nil, let first = newcomers.first, first.entity === id.entity {
+                // The first new object takes the stored row's identity, as in Core Data.
+                newcomers.removeFirst()
+                try takeIdentity(of: id, into: first, policy)
+                survivor = first
+                changed = true
+            } else if let id = stored.first {
                 survivor = try existingObject(with: id)
             } else {
                 guard !newcomers.isEmpty else { continue }
@@ -66,6 +76,48 @@ extension ManagedObjectContext {
             }
         }
         return changed
+    }
+
+    /// Makes `newcomer` the object of the stored row `id`: the row's values and
+    /// relationships are merged into it as `policy` says (the row's object stands in for the
+    /// old side, so each policy is applied the other way round), then it takes the row's ID,
+    /// snapshot and version and is saved as an update of that row. Objects that pointed at
+    /// the newcomer's temporary ID point at the row's ID.
+    private func takeIdentity(of id: ObjectID, into newcomer: ManagedObject, _ policy: MergePolicy) throws {
+        let stored = try existingObject(with: id)
+        let reversed: MergePolicy
+        switch policy {
+        case .mergeByPropertyObjectTrump: reversed = .mergeByPropertyStoreTrump
+        case .mergeByPropertyStoreTrump: reversed = .mergeByPropertyObjectTrump
+        case .overwrite: reversed = .rollback
+        case .rollback, .error: reversed = .overwrite
+        }
+        try merge(stored, into: newcomer, reversed)
+        // The stored row's object leaves the context unsaved; the newcomer is that row now.
+        updatedSet.remove(stored)
+        stored.state.remove(.updated)
+        unregister(stored)
+        let temporary = newcomer.objectID
+        registered.remove(temporary, ifItIs: newcomer)
+        newcomer.objectID = id
+        registered[id] = Unmanaged.passUnretained(newcomer)
+        newcomer.snapshot = stored.snapshot
+        newcomer.version = stored.version
+        newcomer.state.remove(.inserted)
+        newcomer.state.insert(.updated)
+        insertedSet.remove(newcomer)
+        updatedSet.insert(newcomer)
+        for object in insertedSet.union(updatedSet) {
+            for relationship in object.entity.relationships {
+                switch object.values[relationship.slot] {
+                case .object(let target) where target == temporary:
+                    object.values[relationship.slot] = .object(id)
+                case .objects(let targets) where targets.contains(temporary):
+                    object.values[relationship.slot] = .objects(OrderedSet(targets.map { $0 == temporary ? id : $0 }))
+                default: break
+                }
+            }
+        }
     }
 
     /// Moves `newcomer`'s values and relationships into `survivor` as `policy` says, and
