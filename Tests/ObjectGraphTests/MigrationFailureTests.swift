@@ -106,3 +106,51 @@ final class MigrationFailureTests: StoreTestCase {
         XCTAssertEqual(storeBytes(storeURL), before)
     }
 }
+
+/// A store whose latest rows are only in its `-wal` (an app still held it when it was
+/// copied) migrates with those rows, and no stale `-wal` is left to be replayed onto the
+/// migrated file; a failure leaves the store and its `-wal` byte for byte as they were.
+final class WriteAheadLogMigrationTests: StoreTestCase {
+    /// A v1 shelf store in `folder` whose last item is only in the `-wal`.
+    private func storeWithRowsInTheLog(_ folder: String, code: String) throws -> URL {
+        let original = directory.appendingPathComponent("original.sqlite")
+        do {
+            let context = try makeContainer(LightweightMigrationTests.v1, url: original).viewContext
+            let item = ShelfItemV1(context: context)
+            item.title = "in the file"
+            try context.save()
+        }
+        let copied = directory.appendingPathComponent(folder)
+        try FileManager.default.createDirectory(at: copied, withIntermediateDirectories: true)
+        let app = try SQLiteFile(original, readOnly: false)
+        _ = try app.rows("PRAGMA wal_autocheckpoint = 0")
+        _ = try app.rows("INSERT INTO ZSHELFITEM (Z_PK, Z_ENT, Z_OPT, ZTITLE, ZCOUNT, ZPRICE, ZCODE, ZOBSOLETE, ZSURNAME) SELECT 2, Z_ENT, 1, 'only in the log', 1, 2.5, '\(code)', '', 'Log' FROM ZSHELFITEM WHERE Z_PK = 1")
+        _ = try app.rows("UPDATE Z_PRIMARYKEY SET Z_MAX = 2 WHERE Z_NAME = 'ShelfItem'")
+        let url = copied.appendingPathComponent("Store.sqlite")
+        for suffix in ["", "-wal"] { try FileManager.default.copyItem(atPath: original.path + suffix, toPath: url.path + suffix) }
+        XCTAssertGreaterThan(try FileManager.default.attributesOfItem(atPath: url.path + "-wal")[.size] as? Int ?? 0, 0)
+        return url
+    }
+
+    func testRowsOnlyInTheLogAreMigratedAndTheOldLogIsGone() throws {
+        let url = try storeWithRowsInTheLog("ok", code: "7")
+        let container = try makeContainer(LightweightMigrationTests.v2, url: url)
+        let items = try fetchAll(ShelfItemV2.self, in: container.viewContext, sortedBy: "title")
+        XCTAssertEqual(items.map(\.title), ["in the file", "only in the log"])
+        XCTAssertEqual(items.last?.code, 7)
+        XCTAssertEqual(items.last?.familyName, "Log")
+        let again = try makeContainer(LightweightMigrationTests.v2, url: url)
+        XCTAssertEqual(try again.viewContext.count(for: FetchRequest<ShelfItemV2>()), 2, "no stale -wal replayed onto the new file")
+        try assertStoreIntegrity(url)
+    }
+
+    func testAFailedMigrationLeavesTheStoreAndItsLogByteEqual() throws {
+        let url = try storeWithRowsInTheLog("failing", code: "not a number")
+        let before = storeBytes(url)
+        XCTAssertThrowsError(try makeContainer(LightweightMigrationTests.v2, url: url)) { error in
+            XCTAssertEqual((error as? MigrationError)?.code, .unconvertibleValue, "\(error)")
+        }
+        XCTAssertEqual(storeBytes(url), before)
+        XCTAssertEqual(try migrationLeftovers(url), [])
+    }
+}
