@@ -154,3 +154,44 @@ final class WriteAheadLogMigrationTests: StoreTestCase {
         XCTAssertEqual(try migrationLeftovers(url), [])
     }
 }
+
+/// A rollback-journal store left with a hot `-journal` by a crash: the half-written
+/// transaction is rolled back before the migration reads the store, so it never migrates
+/// uncommitted rows.
+final class HotJournalMigrationTests: StoreTestCase {
+    func testAHotJournalIsRolledBackBeforeTheStoreIsMigrated() throws {
+        let original = directory.appendingPathComponent("original.sqlite")
+        do {
+            let context = try makeContainer(LightweightMigrationTests.v1, url: original).viewContext
+            for index in 0..<2_000 {
+                let item = ShelfItemV1(context: context)
+                item.title = "committed \(index)"
+                item.code = String(index)
+            }
+            try context.save()
+        }
+        let url = directory.appendingPathComponent("crashed").appendingPathComponent("Store.sqlite")
+        try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+        do {
+            // A writer in rollback-journal mode with a tiny cache spills uncommitted pages into
+            // the file; copying the file and its journal then is what a crash leaves.
+            let app = try SQLiteFile(original, readOnly: false)
+            _ = try app.rows("PRAGMA journal_mode = DELETE")
+            _ = try app.rows("PRAGMA cache_size = 1")
+            _ = try app.rows("BEGIN")
+            _ = try app.rows("UPDATE ZSHELFITEM SET ZTITLE = 'uncommitted ' || hex(randomblob(100)), ZCODE = 'x' || Z_PK")
+            for suffix in ["", "-journal"] { try FileManager.default.copyItem(atPath: original.path + suffix, toPath: url.path + suffix) }
+            _ = try app.rows("ROLLBACK")
+        }
+        XCTAssertGreaterThan(try FileManager.default.attributesOfItem(atPath: url.path + "-journal")[.size] as? Int ?? 0, 0, "a hot journal")
+        let bytes = try XCTUnwrap(FileManager.default.contents(atPath: url.path))
+        XCTAssertNotNil(bytes.range(of: Data("uncommitted".utf8)), "the file holds uncommitted pages the journal must undo")
+        let container = try makeContainer(LightweightMigrationTests.v2, url: url)
+        let items = try fetchAll(ShelfItemV2.self, in: container.viewContext)
+        XCTAssertEqual(items.count, 2_000)
+        XCTAssertTrue(items.allSatisfy { $0.title.hasPrefix("committed") }, "\(items.prefix(3).map(\.title))")
+        XCTAssertEqual(items.map(\.code).sorted(), Array(0..<2_000))
+        XCTAssertFalse(try SQLiteFile(url).columns(of: "ZSHELFITEM").contains("ZOBSOLETE"), "migrated, not only extended")
+        try assertStoreIntegrity(url)
+    }
+}
