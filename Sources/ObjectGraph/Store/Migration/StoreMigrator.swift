@@ -141,8 +141,7 @@ struct StoreMigrator {
         defer { connection.close() }
         plan.converter.register(on: connection)
         if let maximumPageCount { try connection.execute("PRAGMA max_page_count = \(maximumPageCount)") }
-        let (sourceURI, _) = try StoreAccess.readOnlyURI(url)
-        try connection.run("ATTACH DATABASE ? AS src", [.text(sourceURI)])
+        try connection.run("ATTACH DATABASE ? AS src", [.text(StoreAccess.readOnlyURI(url))])
         let layout = plan.layout
         var completed = 0
         let total = plan.totalRows
