@@ -106,3 +106,92 @@ final class MigrationFailureTests: StoreTestCase {
         XCTAssertEqual(storeBytes(storeURL), before)
     }
 }
+
+/// A store whose latest rows are only in its `-wal` (an app still held it when it was
+/// copied) migrates with those rows, and no stale `-wal` is left to be replayed onto the
+/// migrated file; a failure leaves the store and its `-wal` byte for byte as they were.
+final class WriteAheadLogMigrationTests: StoreTestCase {
+    /// A v1 shelf store in `folder` whose last item is only in the `-wal`.
+    private func storeWithRowsInTheLog(_ folder: String, code: String) throws -> URL {
+        let original = directory.appendingPathComponent("original.sqlite")
+        do {
+            let context = try makeContainer(LightweightMigrationTests.v1, url: original).viewContext
+            let item = ShelfItemV1(context: context)
+            item.title = "in the file"
+            try context.save()
+        }
+        let copied = directory.appendingPathComponent(folder)
+        try FileManager.default.createDirectory(at: copied, withIntermediateDirectories: true)
+        let app = try SQLiteFile(original, readOnly: false)
+        _ = try app.rows("PRAGMA wal_autocheckpoint = 0")
+        _ = try app.rows("INSERT INTO ZSHELFITEM (Z_PK, Z_ENT, Z_OPT, ZTITLE, ZCOUNT, ZPRICE, ZCODE, ZOBSOLETE, ZSURNAME) SELECT 2, Z_ENT, 1, 'only in the log', 1, 2.5, '\(code)', '', 'Log' FROM ZSHELFITEM WHERE Z_PK = 1")
+        _ = try app.rows("UPDATE Z_PRIMARYKEY SET Z_MAX = 2 WHERE Z_NAME = 'ShelfItem'")
+        let url = copied.appendingPathComponent("Store.sqlite")
+        for suffix in ["", "-wal"] { try FileManager.default.copyItem(atPath: original.path + suffix, toPath: url.path + suffix) }
+        XCTAssertGreaterThan(try FileManager.default.attributesOfItem(atPath: url.path + "-wal")[.size] as? Int ?? 0, 0)
+        return url
+    }
+
+    func testRowsOnlyInTheLogAreMigratedAndTheOldLogIsGone() throws {
+        let url = try storeWithRowsInTheLog("ok", code: "7")
+        let container = try makeContainer(LightweightMigrationTests.v2, url: url)
+        let items = try fetchAll(ShelfItemV2.self, in: container.viewContext, sortedBy: "title")
+        XCTAssertEqual(items.map(\.title), ["in the file", "only in the log"])
+        XCTAssertEqual(items.last?.code, 7)
+        XCTAssertEqual(items.last?.familyName, "Log")
+        let again = try makeContainer(LightweightMigrationTests.v2, url: url)
+        XCTAssertEqual(try again.viewContext.count(for: FetchRequest<ShelfItemV2>()), 2, "no stale -wal replayed onto the new file")
+        try assertStoreIntegrity(url)
+    }
+
+    func testAFailedMigrationLeavesTheStoreAndItsLogByteEqual() throws {
+        let url = try storeWithRowsInTheLog("failing", code: "not a number")
+        let before = storeBytes(url)
+        XCTAssertThrowsError(try makeContainer(LightweightMigrationTests.v2, url: url)) { error in
+            XCTAssertEqual((error as? MigrationError)?.code, .unconvertibleValue, "\(error)")
+        }
+        XCTAssertEqual(storeBytes(url), before)
+        XCTAssertEqual(try migrationLeftovers(url), [])
+    }
+}
+
+/// A rollback-journal store left with a hot `-journal` by a crash: the half-written
+/// transaction is rolled back before the migration reads the store, so it never migrates
+/// uncommitted rows.
+final class HotJournalMigrationTests: StoreTestCase {
+    func testAHotJournalIsRolledBackBeforeTheStoreIsMigrated() throws {
+        let original = directory.appendingPathComponent("original.sqlite")
+        do {
+            let context = try makeContainer(LightweightMigrationTests.v1, url: original).viewContext
+            for index in 0..<2_000 {
+                let item = ShelfItemV1(context: context)
+                item.title = "committed \(index)"
+                item.code = String(index)
+            }
+            try context.save()
+        }
+        let url = directory.appendingPathComponent("crashed").appendingPathComponent("Store.sqlite")
+        try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+        do {
+            // A writer in rollback-journal mode with a tiny cache spills uncommitted pages into
+            // the file; copying the file and its journal then is what a crash leaves.
+            let app = try SQLiteFile(original, readOnly: false)
+            _ = try app.rows("PRAGMA journal_mode = DELETE")
+            _ = try app.rows("PRAGMA cache_size = 1")
+            _ = try app.rows("BEGIN")
+            _ = try app.rows("UPDATE ZSHELFITEM SET ZTITLE = 'uncommitted ' || hex(randomblob(100)), ZCODE = 'x' || Z_PK")
+            for suffix in ["", "-journal"] { try FileManager.default.copyItem(atPath: original.path + suffix, toPath: url.path + suffix) }
+            _ = try app.rows("ROLLBACK")
+        }
+        XCTAssertGreaterThan(try FileManager.default.attributesOfItem(atPath: url.path + "-journal")[.size] as? Int ?? 0, 0, "a hot journal")
+        let bytes = try XCTUnwrap(FileManager.default.contents(atPath: url.path))
+        XCTAssertNotNil(bytes.range(of: Data("uncommitted".utf8)), "the file holds uncommitted pages the journal must undo")
+        let container = try makeContainer(LightweightMigrationTests.v2, url: url)
+        let items = try fetchAll(ShelfItemV2.self, in: container.viewContext)
+        XCTAssertEqual(items.count, 2_000)
+        XCTAssertTrue(items.allSatisfy { $0.title.hasPrefix("committed") }, "\(items.prefix(3).map(\.title))")
+        XCTAssertEqual(items.map(\.code).sorted(), Array(0..<2_000))
+        XCTAssertFalse(try SQLiteFile(url).columns(of: "ZSHELFITEM").contains("ZOBSOLETE"), "migrated, not only extended")
+        try assertStoreIntegrity(url)
+    }
+}

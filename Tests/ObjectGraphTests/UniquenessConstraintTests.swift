@@ -88,15 +88,6 @@ final class UniquenessConstraintTests: StoreTestCase {
         try context.save()
     }
 
-    func testEveryMergePolicyRefusesTheDuplicate() throws {
-        let (container, _) = try openCoreDataPlus()
-        let context = container.viewContext
-        context.mergePolicy = .mergeByPropertyObjectTrump
-        let car = try context.insertNewObject(forEntityName: "Car")
-        try car.setValue("300", forKey: "numberPlate")
-        XCTAssertNotNil(conflict { try context.save() }, "resolving by merging is not done: the save is refused")
-    }
-
     func testSwiftDeclaredConstraints() throws {
         let container = try makeContainer([Member.self])
         let context = container.viewContext

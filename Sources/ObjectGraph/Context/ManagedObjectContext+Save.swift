@@ -10,11 +10,13 @@ extension ManagedObjectContext {
     /// were ever saved, values a `Codable` attribute cannot store, and the `validateFor...`
     /// overrides, with all problems reported together.
     /// Rows changed by someone else since they were read are resolved by ``mergePolicy``
-    /// (the default, `.error`, throws a ``MergeConflictError``). Afterwards inserted objects
+    /// (the default, `.error`, throws a ``MergeConflictError``), and so are new objects whose
+    /// uniqueness-constrained values another object already has (`.error` throws a
+    /// ``ConstraintConflictError``; see docs/saving-and-errors.md). Afterwards inserted objects
     /// have permanent IDs, `didSave()` runs, `.didSave` observers hear the change, and other
     /// contexts merge it.
     ///
-    /// - Throws: ``ValidationError``, ``MergeConflictError``, ``SQLiteError``, or
+    /// - Throws: ``ValidationError``, ``MergeConflictError``, ``ConstraintConflictError``, ``SQLiteError``, or
     ///   ``ContextError`` when `willSave()` hooks never stop changing objects. On any failure
     ///   the store is as it was and this context's changes (the hooks' too) stay pending.
     public func save() throws {
@@ -23,6 +25,7 @@ extension ManagedObjectContext {
         guard hasChanges else { return }
         try runWillSaveHooks()
         processPendingChanges()
+        if try resolveConstraintConflicts() { processPendingChanges() }
         let inserted = Array(insertedSet)
         let deleted = Array(deletedSet)
         // Each updated object's changed slots, computed once for validation, SQL and merge.

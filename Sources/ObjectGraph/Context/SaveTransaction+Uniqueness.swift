@@ -9,11 +9,18 @@ extension SaveTransaction {
     /// constraint (Core Data's stores carry a unique index per constraint), none for entities
     /// without constraints. Rows this save deletes, or moves to other values, do not count.
     ///
-    /// Every merge policy refuses such a save with a ``ConstraintConflictError`` (Core Data's
-    /// error policy); resolving the conflict by merging is not done (docs/saving-and-errors.md).
+    /// A conflict left here (the context's merge policy resolved what it could before the
+    /// save, see `ManagedObjectContext.resolveConstraintConflicts`) refuses the save with a
+    /// ``ConstraintConflictError``.
     func checkUniqueness() throws {
+        let conflicts = try uniquenessConflicts()
+        if !conflicts.isEmpty { throw ConstraintConflictError(conflicts: conflicts) }
+    }
+
+    /// The conflicts `checkUniqueness` refuses, one per object that has another's values.
+    func uniquenessConflicts() throws -> [ConstraintConflictError.Conflict] {
         let constrained = layout.model.entitiesWithUniquenessConstraints
-        guard !constrained.isEmpty else { return }
+        guard !constrained.isEmpty else { return [] }
         var conflicts: [ConstraintConflictError.Conflict] = []
         for declaring in constrained {
             let mapping = layout.mappings[declaring.index]
@@ -52,6 +59,6 @@ extension SaveTransaction {
                 }
             }
         }
-        if !conflicts.isEmpty { throw ConstraintConflictError(conflicts: conflicts) }
+        return conflicts
     }
 }

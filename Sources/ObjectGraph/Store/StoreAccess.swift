@@ -131,8 +131,8 @@ enum StoreAccess {
     }
 
     /// The `file:` URI that opens the store at `url` for reading only (for `ATTACH`).
-    static func readOnlyURI(_ url: URL) throws -> (uri: String, url: URL) {
-        (uri(url, "mode=ro"), url)
+    static func readOnlyURI(_ url: URL) -> String {
+        uri(url, "mode=ro")
     }
 
     /// A `file:` URI for SQLite with `query`.

@@ -58,15 +58,15 @@ extension MigrationPlan {
         let shift = offset(of: destination)
         let column = layout.mappings[relationship.entity.index].columnBySlot[relationship.slot]
         if let old = sourceColumn(for: relationship, column: column, in: sourceTable) {
-            return "s.\(old) + \(shift)"
+            return "s.\(Self.quote(old)) + \(shift)"
         }
         if let join = sourceJoin(for: relationship) {
-            return "(SELECT min(j.\(join.destinationColumn)) FROM src.\(Self.quote(join.table)) j WHERE j.\(join.ownColumn) = s.Z_PK) + \(shift)"
+            return "(SELECT min(j.\(Self.quote(join.destinationColumn))) FROM src.\(Self.quote(join.table)) j WHERE j.\(Self.quote(join.ownColumn)) = s.Z_PK) + \(shift)"
         }
         if let inverse = relationship.inverseRelationship, let from = sourceEntity(of: destination) {
             let destinationTable = source.table(of: from)
             if let key = sourceColumn(for: inverse, column: nil, in: destinationTable) {
-                return "(SELECT min(d.Z_PK) FROM src.\(Self.quote(destinationTable)) d WHERE d.\(key) = s.Z_PK) + \(shift)"
+                return "(SELECT min(d.Z_PK) FROM src.\(Self.quote(destinationTable)) d WHERE d.\(Self.quote(key)) = s.Z_PK) + \(shift)"
             }
         }
         return "NULL"
@@ -86,16 +86,17 @@ extension MigrationPlan {
             var extraColumns: [String] = []
             var extraValues: [String] = []
             if let old = sourceJoin(for: primary) {
-                for order in orderColumns where source.columnType(order, in: old.table) != nil {
+                for order in orderColumns {
+                    guard let sourceOrder = sourceOrderColumn(for: order, in: old.table) else { continue }
                     extraColumns.append(order)
-                    extraValues.append("j.\(order)")
+                    extraValues.append("j.\(Self.quote(sourceOrder))")
                 }
-                select = "SELECT j.\(old.ownColumn) + \(ownerShift), j.\(old.destinationColumn) + \(memberShift)\(extraValues.map { ", " + $0 }.joined()) FROM src.\(Self.quote(old.table)) j"
+                select = "SELECT j.\(Self.quote(old.ownColumn)) + \(ownerShift), j.\(Self.quote(old.destinationColumn)) + \(memberShift)\(extraValues.map { ", " + $0 }.joined()) FROM src.\(Self.quote(old.table)) j"
             } else if let from = sourceEntity(of: owner), let key = sourceColumn(for: primary, column: nil, in: source.table(of: from)) {
-                select = "SELECT o.Z_PK + \(ownerShift), o.\(key) + \(memberShift) FROM src.\(Self.quote(source.table(of: from))) o WHERE o.\(key) IS NOT NULL"
+                select = "SELECT o.Z_PK + \(ownerShift), o.\(Self.quote(key)) + \(memberShift) FROM src.\(Self.quote(source.table(of: from))) o WHERE o.\(Self.quote(key)) IS NOT NULL"
             } else if let inverse = primary.inverseRelationship, let from = sourceEntity(of: member),
                       let key = sourceColumn(for: inverse, column: nil, in: source.table(of: from)) {
-                select = "SELECT d.\(key) + \(ownerShift), d.Z_PK + \(memberShift) FROM src.\(Self.quote(source.table(of: from))) d WHERE d.\(key) IS NOT NULL"
+                select = "SELECT d.\(Self.quote(key)) + \(ownerShift), d.Z_PK + \(memberShift) FROM src.\(Self.quote(source.table(of: from))) d WHERE d.\(Self.quote(key)) IS NOT NULL"
             }
             guard let select else { continue }
             joinCopies.append("INSERT OR IGNORE INTO main.\(join.name) (\(([ownerColumn, memberColumn] + extraColumns).joined(separator: ", "))) \(select)")
@@ -106,6 +107,18 @@ extension MigrationPlan {
                 OR \(memberColumn) NOT IN (SELECT Z_PK FROM main.\(memberMapping.table.name) WHERE Z_ENT IN (\(memberMapping.familyNumbers.map(String.init).joined(separator: ", "))))
                 """)
         }
+    }
+
+    /// The old join table's order column for a new one: `Z_FOK_<n><NAME>` with the same
+    /// name, whatever the entity number (which renumbering changes).
+    private func sourceOrderColumn(for column: String, in table: String) -> String? {
+        if source.columnType(column, in: table) != nil { return column }
+        func name(_ order: String) -> String? {
+            guard order.hasPrefix("Z_FOK_") else { return nil }
+            return Self.splitNumbered("Z_" + order.dropFirst(6))?.name
+        }
+        guard let wanted = name(column) else { return nil }
+        return source.columns[table]?.keys.sorted().first { name($0) == wanted }
     }
 
     /// The relationship whose join table `join` is, seen from the side that names it.

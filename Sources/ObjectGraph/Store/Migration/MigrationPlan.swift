@@ -62,6 +62,7 @@ struct MigrationPlan {
 
     // MARK: Keys
 
+    /// `identifier` as a quoted SQL identifier: names read from the old store are untrusted.
     static func quote(_ identifier: String) -> String { "\"" + identifier.replacingOccurrences(of: "\"", with: "\"\"") + "\"" }
 
     /// Keys stay as they are unless rows of several old tables end up in one new table (an
@@ -142,7 +143,7 @@ struct MigrationPlan {
         for (column, _) in mapping.table.columns where column.hasPrefix("Z_FOK_") && !columns.contains(column) {
             guard source.columnType(column, in: sourceTable) != nil else { continue }
             columns.append(column)
-            expressions.append("s.\(column)")
+            expressions.append("s.\(Self.quote(column))")
         }
         let sql = "INSERT INTO main.\(mapping.table.name) (\(columns.joined(separator: ", "))) SELECT \(expressions.joined(separator: ", ")) FROM src.\(Self.quote(sourceTable)) s WHERE s.Z_ENT = ?1 AND s.Z_PK > ?2 AND s.Z_PK <= ?3"
         var count = 0
@@ -170,7 +171,7 @@ struct MigrationPlan {
                 throw MigrationError(.notInferable, url: url, entity: entity.name, property: attribute.name,
                                      "the store holds it as \(declared.isEmpty ? "an untyped column" : declared) (column \(old)) and the model makes it \(attribute.attributeType.rawValue), a type change Core Data's lightweight migration does not infer; keep the old type, or add a new attribute and copy the values yourself")
             }
-            expression = "s.\(old)"
+            expression = "s.\(Self.quote(old))"
             converted = !MigrationValueConverter.copiesUnchanged(from: declared, to: attribute.attributeType)
         }
         if hasDefault {

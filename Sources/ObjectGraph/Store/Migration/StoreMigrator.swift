@@ -42,6 +42,7 @@ struct StoreMigrator {
     }
 
     private func planAndMigrate(url: URL, model: ManagedObjectModel) throws -> Bool {
+        try Self.rollBackHotJournal(url)
         let reader: SQLiteConnection
         do { reader = try StoreAccess.openReadOnly(url).connection } catch { return false }
         defer { reader.close() }
@@ -60,6 +61,21 @@ struct StoreMigrator {
         reader.close()
         try migrate(url: url, steps: steps, firstPlan: plan)
         return true
+    }
+
+    /// A `-journal` left by a crash (a rollback-journal store) holds the pages of a
+    /// transaction that never committed; only a read-write connection can roll it back, and a
+    /// read-only one would otherwise read (and migrate) the half-written pages. Reading
+    /// through a read-write connection makes SQLite roll it back first, as any writer would.
+    private static func rollBackHotJournal(_ url: URL) throws {
+        guard let size = try? FileManager.default.attributesOfItem(atPath: url.path + "-journal")[.size] as? Int, size > 0 else { return }
+        do {
+            let connection = try SQLiteConnection(path: url.path, create: false)
+            defer { connection.close() }
+            _ = try connection.scalar("SELECT count(*) FROM sqlite_master")
+        } catch let error as SQLiteError {
+            throw MigrationError(.writeFailed, url: url, "the store has a -journal left by a crash, and rolling it back failed; open the store once with the model that wrote it, or restore it from a backup", underlying: error)
+        }
     }
 
     /// The models to migrate through: when the store was written with an earlier version of
@@ -126,8 +142,7 @@ struct StoreMigrator {
         defer { connection.close() }
         plan.converter.register(on: connection)
         if let maximumPageCount { try connection.execute("PRAGMA max_page_count = \(maximumPageCount)") }
-        let (sourceURI, _) = try StoreAccess.readOnlyURI(url)
-        try connection.run("ATTACH DATABASE ? AS src", [.text(sourceURI)])
+        try connection.run("ATTACH DATABASE ? AS src", [.text(StoreAccess.readOnlyURI(url))])
         let layout = plan.layout
         var completed = 0
         let total = plan.totalRows
