@@ -51,7 +51,8 @@ public struct PropertyFileDetails: Sendable, Hashable {
     /// The default value as the file spells it (`defaultValueString`).
     public var defaultValueString: String?
     /// A transformable attribute's value transformer name (`NSSecureUnarchiveFromData`, ...).
-    /// Values are read and written as the stored `Data`: no transformer runs on Linux.
+    /// Key-based access runs the ``AttributeValueTransformer`` registered under this name
+    /// (``AttributeValueTransformers``), and shows the stored `Data` when none is.
     public var valueTransformerName: String?
     /// A transformable attribute's custom class name (`customClassName`).
     public var customClassName: String?

@@ -84,7 +84,8 @@ struct ModelFileReader {
         }
         let property = EntitySpecification.Property.attribute(
             name: name, type: type, isOptional: flag(element, "optional"), isTransient: flag(element, "transient"),
-            defaultValue: defaultValue, conversion: .dynamic(type))
+            defaultValue: defaultValue,
+            conversion: type == .transformable ? .transformable(named: details.valueTransformerName, entity: entity, attribute: name) : .dynamic(type))
         return (property, details)
     }
 
