@@ -44,8 +44,18 @@ extension ManagedObjectContext {
         let transaction = SaveTransaction(connection: coordinator.store.writer, layout: layout,
                                           store: coordinator.store.identity, policy: mergePolicy,
                                           inserted: inserted, updated: updated, deleted: deleted)
-        let outcome = try coordinator.write { _ in try transaction.run() }
+        let writer = coordinator.store.writer
+        _ = writer.takeRecomputedRows()
+        let outcome: SaveTransaction.Outcome
+        do {
+            outcome = try coordinator.write { _ in try transaction.run() }
+        } catch {
+            _ = writer.takeRecomputedRows()
+            throw error
+        }
         apply(outcome, inserted: inserted, updated: updated, deleted: deleted, layout)
+        // Derived attributes an Apple store's triggers recomputed: cached rows are stale.
+        if writer.takeRecomputedRows() { coordinator.rowCache.removeAll() }
     }
 
     // MARK: After commit

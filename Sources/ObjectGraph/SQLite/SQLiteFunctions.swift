@@ -10,6 +10,7 @@ import Foundation
 // - `COLLATE OG_LOCALIZED`: Finder-like order (sort keys with `.localizedStandard`).
 // - `og_decimal_sum(x)`, `og_decimal_avg(x)`: the exact sum and mean of Decimal attributes
 //   (stored as REAL), as text; see `AggregateFunction.sql(of:type:)`.
+// - The functions triggers of Apple's stores call: see CoreDataTriggerFunctions.swift.
 extension SQLiteConnection {
     func registerFunctions() {
         let flags = SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS
@@ -19,6 +20,7 @@ extension SQLiteConnection {
         sqlite3_create_collation_v2(handle, "OG_NOCASE", SQLITE_UTF8, nil, ogNoCaseCollation, nil)
         sqlite3_create_collation_v2(handle, "OG_LOCALIZED", SQLITE_UTF8, nil, ogLocalizedCollation, nil)
         registerPredicateFunctions()
+        registerCoreDataTriggerFunctions()
     }
 }
 

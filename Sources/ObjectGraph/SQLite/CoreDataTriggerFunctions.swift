@@ -1,0 +1,46 @@
+import CSQLite
+import Foundation
+import Synchronization
+
+// The SQL functions that triggers of stores written by Apple's Core Data call, so that a save
+// here fires them as Core Data's own saves do. Core Data keeps derived attributes (`@count`,
+// `now()`, values of related rows) up to date with triggers whose SQL does the work and then
+// reports each recomputed value to the framework through one of these functions:
+//
+// - `NSCoreDataDATriggerUpdatedAffectedObjectValue(table, Z_ENT, Z_PK, property, value)`
+// - `NSCoreDataDATriggerInsertUpdatedAffectedObjectValue(table, Z_ENT, Z_PK, property, value)`
+// - `NSCoreDataTriggerUpdateAffectedObjectValue(table, Z_ENT, Z_PK, property, value)`
+// - `NSCoreDataNow()`: the current time as Core Data stores dates (seconds since 2001).
+//
+// Here a report marks the connection: after the save, the coordinator's row cache forgets
+// its rows (``takeRecomputedRows(_:)``), so faults read the recomputed values. Objects
+// already in a context keep theirs until refreshed, as in Core Data.
+extension SQLiteConnection {
+    func registerCoreDataTriggerFunctions() {
+        for name in ["NSCoreDataDATriggerUpdatedAffectedObjectValue", "NSCoreDataDATriggerInsertUpdatedAffectedObjectValue",
+                     "NSCoreDataTriggerUpdateAffectedObjectValue"] {
+            sqlite3_create_function_v2(handle, name, 5, SQLITE_UTF8, nil, coreDataAffectedObjectValue, nil, nil, nil)
+        }
+        sqlite3_create_function_v2(handle, "NSCoreDataNow", 0, SQLITE_UTF8, nil, coreDataNow, nil, nil, nil)
+    }
+
+    /// Whether a Core Data trigger recomputed a stored value through this connection since
+    /// the last call; clears the mark.
+    func takeRecomputedRows() -> Bool {
+        recomputingConnections.withLock { $0.remove(UInt(bitPattern: handle)) != nil }
+    }
+}
+
+/// Connections (by handle address) on which a Core Data trigger reported a recomputed value.
+private let recomputingConnections = Mutex<Set<UInt>>([])
+
+private func coreDataAffectedObjectValue(_ context: OpaquePointer?, _ count: Int32, _ values: UnsafeMutablePointer<OpaquePointer?>?) {
+    if let connection = sqlite3_context_db_handle(context) {
+        _ = recomputingConnections.withLock { $0.insert(UInt(bitPattern: connection)) }
+    }
+    sqlite3_result_int(context, 1)
+}
+
+private func coreDataNow(_ context: OpaquePointer?, _ count: Int32, _ values: UnsafeMutablePointer<OpaquePointer?>?) {
+    sqlite3_result_double(context, Date().timeIntervalSinceReferenceDate)
+}
