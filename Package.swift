@@ -76,9 +76,12 @@ let package = Package(
             dependencies: ["ManagedRecord", "CSQLite", .product(name: "Crypto", package: "swift-crypto")],
             path: "Tests/CrashWorkload"
         ),
+        // The second process of LoadTests, writing the same store.
+        .executableTarget(name: "LoadWriter", dependencies: ["ObjectGraph"], path: "Tests/LoadWriter"),
         // libFuzzer targets (built with -sanitize=fuzzer; a plain build replays inputs).
-        .executableTarget(name: "PredicateFuzzer", dependencies: ["ObjectGraph"], path: "Tests/PredicateFuzzer"),
-        .executableTarget(name: "StoreFileFuzzer", dependencies: ["ObjectGraph"], path: "Tests/StoreFileFuzzer"),
+        .target(name: "LibFuzzerDriver", path: "Tests/LibFuzzerDriver"),
+        .executableTarget(name: "PredicateFuzzer", dependencies: ["ObjectGraph", "LibFuzzerDriver"], path: "Tests/PredicateFuzzer"),
+        .executableTarget(name: "StoreFileFuzzer", dependencies: ["ObjectGraph", "LibFuzzerDriver"], path: "Tests/StoreFileFuzzer"),
         .testTarget(
             name: "ObjectGraphTests",
             dependencies: ["ObjectGraph", "CFaultInjection"]

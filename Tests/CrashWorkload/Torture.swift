@@ -33,8 +33,16 @@ func torture(kills: Int, folder: URL, seed: UInt64, maxDelayMilliseconds: Int) t
         var environment = ProcessInfo.processInfo.environment
         environment["SWIFT_BACKTRACE"] = "enable=no"
         child.environment = environment
+        let journalSize = fileSize(journal.url)
         try child.run()
-        usleep(UInt32(1_000 * (20 + random.below(maxDelayMilliseconds))))
+        // Nine kills of ten land in the save loop: wait for the child's first journal line
+        // (however slowly it starts on a busy machine), then a random delay. The tenth lands
+        // anywhere from start-up on (opening the store, recovering the WAL).
+        if round % 10 != 0 {
+            let deadline = Date().addingTimeInterval(30)
+            while fileSize(journal.url) == journalSize && child.isRunning && Date() < deadline { usleep(1_000) }
+        }
+        usleep(UInt32(1_000 * (1 + random.below(maxDelayMilliseconds))))
         guard child.isRunning else {
             child.waitUntilExit()
             throw WorkloadFailure("the \(mode) child ended by itself (status \(child.terminationStatus)) before the kill:\n\((try? String(contentsOf: log, encoding: .utf8)) ?? "")")
@@ -54,4 +62,9 @@ func torture(kills: Int, folder: URL, seed: UInt64, maxDelayMilliseconds: Int) t
     }
     tally.savesReturned = journal.entries().filter(\.returned).count
     return tally
+}
+
+/// The size of the file at `url`, or 0 when it does not exist.
+private func fileSize(_ url: URL) -> Int {
+    (try? FileManager.default.attributesOfItem(atPath: url.path)[.size] as? Int) ?? 0
 }

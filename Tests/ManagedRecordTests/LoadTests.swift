@@ -38,6 +38,32 @@ final class LoadTests: XCTestCase {
     }
 
     func testEightWritersKeepEveryInvariantWithTheWALBoundedAndMemoryFlat() throws {
+        let (run, _) = try load(secondProcessCommits: 0)
+        let figures = run.figures
+        print("load figures: commits=\(figures.commits) conflictsRetried=\(figures.conflicts) reads=\(figures.reads) maxWALBytes=\(figures.maxWAL) rssAtQuarterMB=\(figures.rssAtQuarter / 1_048_576) rssAtEndMB=\(figures.rssAtEnd / 1_048_576)")
+        XCTAssertEqual(run.failures, [], "no error escaped (no SQLITE_BUSY, no broken invariant)")
+        XCTAssertEqual(figures.commits, Self.writers * Self.commitsPerWriter)
+        XCTAssertGreaterThan(figures.reads, 0)
+        XCTAssertEqual(try LoadAccount.aggregate(.sum, of: "balance"), Double(Self.total))
+        XCTAssertLessThan(figures.maxWAL, 8 << 20, "the WAL is checkpointed: it stays under 8 MB (its limit is 4 MB)")
+        XCTAssertLessThan(figures.rssAtEnd - figures.rssAtQuarter, 64 << 20, "memory stays flat after the first quarter")
+    }
+
+    func testASecondProcessWritingTheSameStoreKeepsEveryInvariant() throws {
+        let (run, writer) = try load(secondProcessCommits: 2_000)
+        let figures = run.figures
+        print("load figures (with a second process): commits=\(figures.commits) conflictsRetried=\(figures.conflicts) reads=\(figures.reads) maxWALBytes=\(figures.maxWAL); \(writer.output.trimmingCharacters(in: .whitespacesAndNewlines))")
+        XCTAssertEqual(writer.status, 0, writer.output)
+        XCTAssertTrue(writer.output.contains("load writer ok: commits=2000"), writer.output)
+        XCTAssertEqual(run.failures, [], "no error escaped (no SQLITE_BUSY, no broken invariant)")
+        XCTAssertEqual(figures.commits, Self.writers * Self.commitsPerWriter)
+        XCTAssertEqual(try LoadAccount.aggregate(.sum, of: "balance"), Double(Self.total))
+        XCTAssertLessThan(figures.maxWAL, 8 << 20, "the WAL is checkpointed: it stays under 8 MB (its limit is 4 MB)")
+    }
+
+    /// Sets up the store, runs the writers, readers and sampler (and, with a count, the
+    /// LoadWriter process making that many commits) until every writer is done.
+    private func load(secondProcessCommits: Int) throws -> (LoadRun, (status: Int32, output: String)) {
         try ManagedRecord.setUp(model: "Load", entities: [LoadAccount.self], storeURL: storeURL, mergePolicy: .error)
         for number in 0..<Self.accounts {
             let account = LoadAccount.newEntity()
@@ -47,6 +73,15 @@ final class LoadTests: XCTestCase {
         try LoadAccount.commit()
         let explicit = try PersistentContainer(name: "Load", entities: [LoadAccount.self], storeURL: storeURL)
 
+        let second = Process()
+        let secondOutput = Pipe()
+        if secondProcessCommits > 0 {
+            second.executableURL = try BuiltExecutable("LoadWriter").url
+            second.arguments = [storeURL.path, String(secondProcessCommits)]
+            second.standardOutput = secondOutput
+            second.standardError = secondOutput
+            try second.run()
+        }
         let run = LoadRun(walURL: URL(fileURLWithPath: storeURL.path + "-wal"))
         let group = DispatchGroup()
         for writer in 0..<Self.writers {
@@ -68,17 +103,15 @@ final class LoadTests: XCTestCase {
         let sampler = Thread { run.sample() }
         sampler.start()
         group.wait()
+        var writer: (status: Int32, output: String) = (0, "")
+        if secondProcessCommits > 0 {
+            let data = secondOutput.fileHandleForReading.readDataToEndOfFile()
+            second.waitUntilExit()
+            writer = (second.terminationStatus, String(decoding: data, as: UTF8.self))
+        }
         run.finish()
         while readers.contains(where: \.isExecuting) || sampler.isExecuting { usleep(10_000) }
-
-        let figures = run.figures
-        print("load figures: commits=\(figures.commits) conflictsRetried=\(figures.conflicts) reads=\(figures.reads) maxWALBytes=\(figures.maxWAL) rssAtQuarterMB=\(figures.rssAtQuarter / 1_048_576) rssAtEndMB=\(figures.rssAtEnd / 1_048_576)")
-        XCTAssertEqual(run.failures, [], "no error escaped (no SQLITE_BUSY, no broken invariant)")
-        XCTAssertEqual(figures.commits, Self.writers * Self.commitsPerWriter)
-        XCTAssertGreaterThan(figures.reads, 0)
-        XCTAssertEqual(try LoadAccount.aggregate(.sum, of: "balance"), Double(Self.total))
-        XCTAssertLessThan(figures.maxWAL, 8 << 20, "the WAL is checkpointed: it stays under 8 MB (its limit is 4 MB)")
-        XCTAssertLessThan(figures.rssAtEnd - figures.rssAtQuarter, 64 << 20, "memory stays flat after the first quarter")
+        return (run, writer)
     }
 
     // MARK: Roles

@@ -1,5 +1,6 @@
 import CFaultInjection
 import Foundation
+import XCTest
 
 /// Makes the Nth SQLite read, write, sync or open of a test's store files fail, through the
 /// wrapping VFS of `CFaultInjection` (registered as SQLite's default VFS, so every connection
@@ -67,5 +68,18 @@ enum FaultInjector {
         resetCounts()
         try body()
         return Dictionary(uniqueKeysWithValues: Operation.allCases.map { ($0, count($0)) })
+    }
+}
+
+/// A store test whose files go through the fault-injecting VFS (disarmed until a test arms it).
+class FaultInjectedStoreTestCase: StoreTestCase {
+    override func setUpWithError() throws {
+        try super.setUpWithError()
+        FaultInjector.track(directory)
+    }
+
+    override func tearDownWithError() throws {
+        FaultInjector.stopTracking()
+        try super.tearDownWithError()
     }
 }

@@ -69,6 +69,27 @@ final class HostileFileTests: StoreTestCase {
         }
     }
 
+    func testARowOfAnEntityOfAnotherTableMetByAPrefetchIsATypedErrorNotACrash() throws {
+        do {
+            let container = try makeContainer(Models.company)
+            let sales = Department(context: container.viewContext)
+            sales.name = "Sales"
+            Employee(context: container.viewContext).department = sales
+            try container.viewContext.save()
+            container.persistentStoreCoordinator.close()
+        }
+        let file = try SQLiteFile(storeURL, readOnly: false)
+        let department = try file.rows("SELECT Z_ENT FROM Z_PRIMARYKEY WHERE Z_NAME = 'Department'")
+        guard case .integer(let number)? = department.first?.first else { return XCTFail("no Department entity number") }
+        _ = try file.rows("UPDATE ZEMPLOYEE SET Z_ENT = \(number)")
+        let container = try makeContainer(Models.company)
+        var request = FetchRequest<Department>()
+        request.relationshipKeyPathsForPrefetching = ["employees"]
+        XCTAssertThrowsError(try container.viewContext.fetch(request)) { error in
+            XCTAssertTrue("\(error)".contains("Z_ENT"), "the error names the column: \(error)")
+        }
+    }
+
     func testATruncatedStoreIsATypedErrorAndKeepsItsBytes() throws {
         do {
             let container = try makeContainer(Models.company)

@@ -5,17 +5,7 @@ import XCTest
 /// A save whose Nth write, sync or read of the store files fails (through the fault-injecting
 /// VFS) throws a typed error naming what failed, writes nothing, and leaves the context's
 /// changes pending, so a retry succeeds.
-final class SaveFailureInjectionTests: StoreTestCase {
-    override func setUpWithError() throws {
-        try super.setUpWithError()
-        FaultInjector.track(directory)
-    }
-
-    override func tearDownWithError() throws {
-        FaultInjector.stopTracking()
-        try super.tearDownWithError()
-    }
-
+final class SaveFailureInjectionTests: FaultInjectedStoreTestCase {
     /// Saves a department, two employees and a playlist with an ordered many-to-many (and
     /// `filler` more employees with 4 KB names), then opens the store again and makes unsaved
     /// changes of every kind: inserts, an update, a delete, a reordered to-many. The new
@@ -130,11 +120,13 @@ final class SaveFailureInjectionTests: StoreTestCase {
 
     func testEveryFailedWriteOfASaveLeavesStoreAndContextAsTheyWere() throws {
         let failed = try sweep(.write)
+        print("fault sweep: save writes failed=\(failed)")
         XCTAssertGreaterThan(failed, 5, "the save's writes reached the VFS")
     }
 
     func testEveryFailedReadOfASaveLeavesStoreAndContextAsTheyWere() throws {
         let failed = try sweep(.read)
+        print("fault sweep: save reads failed=\(failed)")
         XCTAssertGreaterThan(failed, 0, "the save's reads reached the VFS")
     }
 

@@ -245,7 +245,8 @@ extension ManagedObjectContext {
         var found = false
         try persistentStoreCoordinator.read { connection in
             try connection.query(sql, [.integer(object.objectID.key)]) { statement in
-                guard let row = codec.decode(statement) else { return }
+                guard let decoded = codec.decode(statement) else { return }
+                let row = try codec.checked(decoded, from: mapping.table, url: persistentStoreCoordinator.storeURL)
                 found = true
                 fill(object, with: row.values, version: row.version)
             }
@@ -302,7 +303,9 @@ extension ManagedObjectContext {
                 let sql = "SELECT \(mapping.table.selectList) FROM \(mapping.table.name) t WHERE t.Z_PK IN (\(marks))"
                 try persistentStoreCoordinator.read { connection in
                     try connection.query(sql, chunk.map { .integer($0.objectID.key) }) { statement in
-                        if let row = codec.decode(statement) { _ = register(row) }
+                        if let row = codec.decode(statement) {
+                            _ = register(try codec.checked(row, from: mapping.table, url: persistentStoreCoordinator.storeURL))
+                        }
                     }
                 }
             }
@@ -345,7 +348,7 @@ extension ManagedObjectContext {
             try coordinator.read { connection in
                 try connection.query(sql, [.integer(object.objectID.key)]) { statement in
                     guard let row = codec.decode(statement) else { return }
-                    members.append(register(row))
+                    members.append(register(try codec.checked(row, from: destination.table, url: coordinator.storeURL)))
                 }
             }
         } catch {

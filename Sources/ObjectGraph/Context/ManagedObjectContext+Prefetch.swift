@@ -50,7 +50,8 @@ extension ManagedObjectContext {
                 let sql = "SELECT \(mapping.table.selectList) FROM \(mapping.table.name) t WHERE t.Z_PK IN (\(BatchDeleter.marks(chunk.count)))"
                 try coordinator.read { connection in
                     try connection.query(sql, chunk.map { .integer($0.key) }) { statement in
-                        guard let row = codec.decode(statement) else { return }
+                        guard let decoded = codec.decode(statement) else { return }
+                        let row = try codec.checked(decoded, from: mapping.table, url: coordinator.storeURL)
                         loaded.append(register(row))
                         cached.append((row.id, RowCache.Entry(values: row.values, version: row.version)))
                     }
@@ -93,7 +94,8 @@ extension ManagedObjectContext {
             let sql = "SELECT \(destination.table.selectList), \(ownerColumn) FROM \(from) WHERE \(ownerColumn) IN (\(marks)) ORDER BY \(ownerColumn)\(order)"
             try coordinator.read { connection in
                 try connection.query(sql, chunk.map { .integer($0.objectID.key) }) { statement in
-                    guard let row = codec.decode(statement) else { return }
+                    guard let decoded = codec.decode(statement) else { return }
+                    let row = try codec.checked(decoded, from: destination.table, url: coordinator.storeURL)
                     let object = register(row)
                     members[statement.int64(width), default: []].append(object.objectID)
                     loaded.append(object)

@@ -68,6 +68,14 @@ struct RowCodec {
         return concrete
     }
 
+    /// `row`, read from `table`; throws ``misplaced(_:table:url:)`` when its `Z_ENT` names an
+    /// entity stored in another table.
+    @inline(__always)
+    func checked(_ row: Row, from table: TableMapping, url: URL?) throws -> Row {
+        guard row.id.entity.isKind(of: table.root) else { throw misplaced(row, table: table.name, url: url) }
+        return row
+    }
+
     /// The error for `row`, read from `table`, whose `Z_ENT` names an entity stored in
     /// another table: decoding it as that entity would read the wrong columns.
     func misplaced(_ row: Row, table: String, url: URL?) -> StoreError {

@@ -9,6 +9,7 @@
 // Plain build (`swift build`): replays the files named as arguments through the same entry
 // point, so an input the fuzzer saved can be rerun under a debugger.
 import Foundation
+import LibFuzzerDriver
 import ObjectGraph
 
 @_cdecl("LLVMFuzzerTestOneInput")
@@ -17,10 +18,22 @@ public func predicateFuzzerTestOneInput(_ data: UnsafePointer<UInt8>, _ size: In
     return 0
 }
 
-#if !FUZZING
-for path in CommandLine.arguments.dropFirst() {
-    guard let data = FileManager.default.contents(atPath: path) else { fatalError("cannot read \(path)") }
-    data.withUnsafeBytes { runPredicateInput($0.bindMemory(to: UInt8.self)) }
-    print("ran \(path)")
+#if FUZZING
+/// The entry point SwiftPM links `main` to: libFuzzer's driver, with this target's input.
+@_cdecl("PredicateFuzzer_main")
+func fuzzerMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> CInt {
+    runLibFuzzer(argc, argv) { predicateFuzzerTestOneInput($0, $1) }
+}
+#else
+/// The plain build: replays the files named as arguments.
+@main
+enum PredicateReplay {
+    static func main() {
+        for path in CommandLine.arguments.dropFirst() {
+            guard let data = FileManager.default.contents(atPath: path) else { fatalError("cannot read \(path)") }
+            data.withUnsafeBytes { runPredicateInput($0.bindMemory(to: UInt8.self)) }
+            print("ran \(path)")
+        }
+    }
 }
 #endif

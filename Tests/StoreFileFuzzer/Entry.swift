@@ -12,6 +12,7 @@
 // Plain build (`swift build`): `seed <folder>` writes the seed store; other arguments are
 // files replayed through the same entry point.
 import Foundation
+import LibFuzzerDriver
 import ObjectGraph
 
 @_cdecl("LLVMFuzzerTestOneInput")
@@ -20,16 +21,28 @@ public func storeFileFuzzerTestOneInput(_ data: UnsafePointer<UInt8>, _ size: In
     return 0
 }
 
-#if !FUZZING
-let arguments = Array(CommandLine.arguments.dropFirst())
-if arguments.first == "seed", arguments.count == 2 {
-    try writeSeed(to: URL(fileURLWithPath: arguments[1]))
-    print("seed written to \(arguments[1])/seed.sqlite")
-} else {
-    for path in arguments {
-        guard let data = FileManager.default.contents(atPath: path) else { fatalError("cannot read \(path)") }
-        data.withUnsafeBytes { runStoreInput($0.bindMemory(to: UInt8.self)) }
-        print("ran \(path)")
+#if FUZZING
+/// The entry point SwiftPM links `main` to: libFuzzer's driver, with this target's input.
+@_cdecl("StoreFileFuzzer_main")
+func fuzzerMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> CInt {
+    runLibFuzzer(argc, argv) { storeFileFuzzerTestOneInput($0, $1) }
+}
+#else
+/// The plain build: `seed <folder>` writes the seed store; other arguments are files replayed.
+@main
+enum StoreFileReplay {
+    static func main() throws {
+        let arguments = Array(CommandLine.arguments.dropFirst())
+        if arguments.first == "seed", arguments.count == 2 {
+            try writeSeed(to: URL(fileURLWithPath: arguments[1]))
+            print("seed written to \(arguments[1])/seed.sqlite")
+            return
+        }
+        for path in arguments {
+            guard let data = FileManager.default.contents(atPath: path) else { fatalError("cannot read \(path)") }
+            data.withUnsafeBytes { runStoreInput($0.bindMemory(to: UInt8.self)) }
+            print("ran \(path)")
+        }
     }
 }
 #endif
