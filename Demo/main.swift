@@ -14,6 +14,7 @@ try reading(storeURL: storeURL, johnURI: johnURI)
 try activeRecord(folder: storeURL.deletingLastPathComponent())
 try await concurrency(storeURL: storeURL)
 try await asyncScript()
+try await observation(folder: storeURL.deletingLastPathComponent())
 
 out("\nDone. The stores are kept so you can look inside them:")
 out("   sqlite3 \(storeURL.path) '.tables' 'SELECT Z_PK, Z_ENT, ZFIRSTNAME, ZLASTNAME FROM ZEMPLOYEE'")
