@@ -171,12 +171,13 @@ public final class FetchedResults<Result: ManagedObject> {
             kept.append(object)
             present.insert(ObjectIdentifier(object))
         }
-        for id in relevant where !changes.deleted.contains(id) {
-            guard let object = context.registeredObject(for: id) ?? (id.isTemporaryID ? nil : context.object(with: id)),
-                  !present.contains(ObjectIdentifier(object)), object.managedObjectContext === context, !object.isDeleted,
-                  let result = object as? Result else { continue }
-            if object.isFault { _ = try? context.existingObject(with: id) }   // loads it, or finds it gone
-            guard object.managedObjectContext === context, plan.matches(object, includesSubentities: request.includesSubentities) else { continue }
+        // Changed and inserted objects not in the results yet: registered ones as they are,
+        // the others (inserted elsewhere) loaded with one query per 500, not one each.
+        let candidates = relevant.filter { !changes.deleted.contains($0) && (!$0.isTemporaryID || context.registeredObject(for: $0) != nil) }
+        for object in context.objects(for: Array(candidates)) {
+            guard !present.contains(ObjectIdentifier(object)), object.managedObjectContext === context, !object.isDeleted,
+                  let result = object as? Result,
+                  plan.matches(object, includesSubentities: request.includesSubentities) else { continue }
             kept.append(result)
             present.insert(ObjectIdentifier(object))
         }
