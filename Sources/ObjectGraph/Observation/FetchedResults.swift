@@ -105,7 +105,8 @@ public final class FetchedResults<Result: ManagedObject> {
     public var changes: AsyncStream<FetchedResultsChange> { streams.makeStream() }
 
     /// Calls `block` with every change, on the context's thread, after ``objects`` and
-    /// ``sections`` show the new state.
+    /// ``sections`` show the new state. The results keep `block` until they are cancelled or
+    /// released: capture them `[unowned results]` (or weakly) inside it, not strongly.
     public func onChange(_ block: @escaping (FetchedResultsChange) -> Void) {
         handlers.append(block)
     }
