@@ -25,6 +25,12 @@ let package = Package(
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),
+        // Instructions per save with and without observers, under callgrind (docs/performance.md).
+        .executableTarget(
+            name: "ObservationCost",
+            dependencies: [.product(name: "ObjectGraph", package: "ManagedRecord")],
+            swiftSettings: [.define("OBSERVATION")]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

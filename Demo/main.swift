@@ -17,6 +17,7 @@ let sections: [DemoSection] = [
     .asyncCode,
     .appleStore,
     .json,
+    .observation,
     .migration,
 ]
 

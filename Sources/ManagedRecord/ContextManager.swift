@@ -15,21 +15,44 @@ public final class ContextManager: @unchecked Sendable {  // mutable state behin
     /// The model's name.
     public let name: String
     public let model: ManagedObjectModel
-    /// How commits resolve rows changed since they were read; applies to contexts made from
-    /// now on (the default is object-trump, as RHManagedObject's).
+    /// How commits resolve rows changed since they were read (the default is object-trump,
+    /// as RHManagedObject's). A change reaches every context of the model: the main context
+    /// and each thread's at their next class-level use (on their own thread), and every
+    /// ``ManagedObjectContext/save()`` through `commit()`.
     public var mergePolicy: MergePolicy {
         get { lock.withLock { policy } }
-        set { lock.withLock { policy = newValue } }
+        set { lock.withLock { policy = newValue; settingsVersion += 1 } }
     }
 
-    /// Whether contexts made from now on record changes for `undo()` (on by default; the
-    /// record is cleared at each commit, so it stays small).
+    /// Whether contexts record changes for `undo()` (on by default; the record is cleared at
+    /// each commit, so it stays small). A change reaches existing contexts at their next
+    /// class-level use, as ``mergePolicy`` does; turning it off drops what they recorded.
     public var undoEnabled: Bool {
         get { lock.withLock { undo } }
-        set { lock.withLock { undo = newValue } }
+        set { lock.withLock { undo = newValue; settingsVersion += 1 } }
+    }
+
+    /// Called on the committing thread before each class-level `commit()` that has something
+    /// to write, with the number of objects it will write (inserted, changed and deleted):
+    /// RHManagedObject's will-save notification, whose count lets an app prepare for a mass
+    /// update. It runs before the save, so it may still change objects of that context; keep
+    /// it short, and touch no other thread's context.
+    ///
+    /// ```swift
+    /// Employee.contextManager.willCommit = { pending in
+    ///     if pending > 1_000 { print("mass update: \(pending) objects") }
+    /// }
+    /// ```
+    public var willCommit: (@Sendable (_ pendingChangesCount: Int) -> Void)? {
+        get { lock.withLock { willCommitHook } }
+        set { lock.withLock { willCommitHook = newValue } }
     }
 
     private var undo = true
+    private var willCommitHook: (@Sendable (Int) -> Void)?
+    /// Bumped by each settings change; contexts remember the version they last applied.
+    private var settingsVersion = 0
+    private var mainSettingsVersion = 0
     private let location: PersistentContainer.Location
     private let seedStore: URL?
     private let options: PersistentContainer.Options
@@ -100,30 +123,66 @@ public final class ContextManager: @unchecked Sendable {  // mutable state behin
             return bound
         }
         if MainQueue.isCurrent { return lock.withLock { currentMainContext() } }
-        if let entry = threadContexts.current, entry.generation == lock.withLock({ generation }) { return entry.context }
-        let context = lock.withLock { () -> (ManagedObjectContext, Int) in
-            (makeContext(.confined, name: "\(name).thread"), generation)
+        if let entry = threadContexts.current {
+            let (current, settings) = lock.withLock { (generation, settingsVersion) }
+            if entry.generation == current {
+                if entry.settingsVersion != settings { entry.settingsVersion = applySettings(to: entry.context) }
+                return entry.context
+            }
         }
-        threadContexts.set(.init(context: context.0, generation: context.1))
+        let context = lock.withLock { () -> (ManagedObjectContext, Int, Int) in
+            (makeContext(.confined, name: "\(name).thread"), generation, settingsVersion)
+        }
+        threadContexts.set(.init(context: context.0, generation: context.1, settingsVersion: context.2))
         return context.0
     }
 
     /// The main queue's context (created at its first use on the main queue).
     public var mainThreadContext: ManagedObjectContext? { lock.withLock { mainContext } }
 
+    /// Under the lock, on the main queue.
     private func currentMainContext() -> ManagedObjectContext {
-        if let mainContext { return mainContext }
+        if let mainContext {
+            if mainSettingsVersion != settingsVersion {
+                configure(mainContext)
+                mainSettingsVersion = settingsVersion
+            }
+            return mainContext
+        }
         let context = makeContext(.mainQueue, name: "\(name).main")
         mainContext = context
+        mainSettingsVersion = settingsVersion
         return context
+    }
+
+    /// Gives `context` the current settings, on its own thread; returns their version.
+    private func applySettings(to context: ManagedObjectContext) -> Int {
+        let (currentPolicy, recordsUndo, version) = lock.withLock { (self.policy, self.undo, self.settingsVersion) }
+        context.mergePolicy = currentPolicy
+        if recordsUndo != (context.undoStack != nil) { context.undoStack = recordsUndo ? UndoStack() : nil }
+        return version
+    }
+
+    /// Gives `context` the current settings (under the lock).
+    private func configure(_ context: ManagedObjectContext) {
+        context.mergePolicy = policy
+        if undo != (context.undoStack != nil) { context.undoStack = undo ? UndoStack() : nil }
+    }
+
+    /// Before a class-level commit of `context`, on its thread: the current merge policy, and
+    /// the will-commit hook with the number of objects the commit will write.
+    func prepareCommit(of context: ManagedObjectContext) {
+        let (currentPolicy, hook) = lock.withLock { (self.policy, self.willCommitHook) }
+        context.mergePolicy = currentPolicy
+        guard let hook, context.hasChanges else { return }
+        hook(context.insertedObjects.count + context.updatedObjects.count + context.deletedObjects.count)
     }
 
     /// A new context on the model's store, merging every other context's commits.
     private func makeContext(_ type: ManagedObjectContext.ConcurrencyType, name: String) -> ManagedObjectContext {
         let context = ManagedObjectContext(coordinator: container.persistentStoreCoordinator, concurrencyType: type, name: name)
-        context.mergePolicy = policy
         context.automaticallyMergesChanges = true
-        if undo { context.undoStack = UndoStack() }
+        configure(context)
         return context
     }
 

@@ -57,6 +57,27 @@ extension Array where Element: ManagedObject {
     }
 }
 
+extension Set where Element: ManagedObject {
+    /// The same objects in the calling thread's context.
+    ///
+    /// - Throws: ``RecordError`` if any object has unsaved changes or a temporary ID; no
+    ///   object is ever dropped silently.
+    public func inCurrentThreadContext() throws -> Set<Element> {
+        Set(try map { try $0.inCurrentThreadContext() })
+    }
+}
+
+extension Dictionary where Value: ManagedObject {
+    /// The same objects in the calling thread's context, under the same keys (for example
+    /// the result of `fetchDictionary(keyedBy:)` made on another thread).
+    ///
+    /// - Throws: ``RecordError`` if any object has unsaved changes or a temporary ID; no
+    ///   object is ever dropped silently.
+    public func inCurrentThreadContext() throws -> [Key: Value] {
+        try mapValues { try $0.inCurrentThreadContext() }
+    }
+}
+
 /// A ManagedRecord helper used in a way that would lose data.
 public struct RecordError: Error, CustomStringConvertible, Sendable {
     public let objectID: ObjectID?

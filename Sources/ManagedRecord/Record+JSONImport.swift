@@ -37,14 +37,6 @@ extension Record where Self: ManagedObject {
                                 options: JSONImportOptions = JSONImportOptions()) throws -> JSONImportReport {
         try contextForCurrentThread.importRecords(records, entityName: entityDescription.name, options: options.relating(entityDescription, by: attribute))
     }
-
-    /// This class's entity in its model.
-    static var entityDescription: EntityDescription {
-        guard let entity = contextForCurrentThread.managedObjectModel.entity(for: self) else {
-            fatalError("ManagedRecord: \(self) is not an entity of model \(contextManager.name)")
-        }
-        return entity
-    }
 }
 
 extension JSONImportOptions {

@@ -4,9 +4,11 @@ import ObjectGraph
 /// RHManagedObject's fetching helpers. Every `where:` takes a format string with its
 /// arguments (`"age > %@", 40`) or a typed ``FetchPredicate`` (`\Employee.$age > 40`).
 extension Record where Self: ManagedObject {
-    /// A fetch request for the entity with `predicate`, sort keys and a limit.
-    public static func fetchRequest(where predicate: FetchPredicate?, sortedBy sortKeys: [SortKey] = [], limit: Int = 0) -> FetchRequest<Self> {
-        var request = fetchRequest(sortedBy: sortKeys, limit: limit)
+    /// A fetch request for the entity with `predicate`, sort keys and a limit (sub-entities
+    /// as ``fetchRequest(sortedBy:limit:includesSubentities:)`` says).
+    public static func fetchRequest(where predicate: FetchPredicate?, sortedBy sortKeys: [SortKey] = [], limit: Int = 0,
+                                    includesSubentities: Bool? = nil) -> FetchRequest<Self> {
+        var request = fetchRequest(sortedBy: sortKeys, limit: limit, includesSubentities: includesSubentities)
         request.predicate = predicate
         return request
     }
@@ -21,13 +23,18 @@ extension Record where Self: ManagedObject {
     ///
     /// - Throws: ``FetchPredicateError`` for a malformed format, an unknown key or a type
     ///   mismatch; nothing reaches the store then.
-    public static func fetch(where format: String, _ arguments: Any?..., sortedBy sortKeys: [SortKey] = [], limit: Int = 0) throws -> [Self] {
-        try fetch(where: FetchPredicate(format, argumentArray: arguments), sortedBy: sortKeys, limit: limit)
+    public static func fetch(where format: String, _ arguments: Any?..., sortedBy sortKeys: [SortKey] = [], limit: Int = 0,
+                             includesSubentities: Bool? = nil) throws -> [Self] {
+        try fetch(where: FetchPredicate(format, argumentArray: arguments), sortedBy: sortKeys, limit: limit,
+                  includesSubentities: includesSubentities)
     }
 
-    /// The objects matching `predicate`, sorted and limited.
-    public static func fetch(where predicate: FetchPredicate, sortedBy sortKeys: [SortKey] = [], limit: Int = 0) throws -> [Self] {
-        try contextForCurrentThread.fetch(fetchRequest(where: predicate, sortedBy: sortKeys, limit: limit))
+    /// The objects matching `predicate`, sorted and limited; `includesSubentities` overrides
+    /// ``ManagedObject/shouldFetchRequestsReturnSubentities`` for this call.
+    public static func fetch(where predicate: FetchPredicate, sortedBy sortKeys: [SortKey] = [], limit: Int = 0,
+                             includesSubentities: Bool? = nil) throws -> [Self] {
+        try contextForCurrentThread.fetch(fetchRequest(where: predicate, sortedBy: sortKeys, limit: limit,
+                                                       includesSubentities: includesSubentities))
     }
 
     /// The first object matching `format` in `sortKeys` order, or nil (a fetch limited to one).
@@ -61,8 +68,25 @@ extension Record where Self: ManagedObject {
     /// - Throws: ``KeyValueError`` when `key` is not a property of the entity, ``RecordError``
     ///   when its values are not `Hashable`.
     public static func fetchDictionary(keyedBy key: String, where predicate: FetchPredicate? = nil,
-                                       sortedBy sortKeys: [SortKey] = []) throws -> [AnyHashable: Self] {
-        let objects = try contextForCurrentThread.fetch(fetchRequest(where: predicate, sortedBy: sortKeys))
+                                       sortedBy sortKeys: [SortKey] = [], limit: Int = 0) throws -> [AnyHashable: Self] {
+        try dictionary(of: contextForCurrentThread.fetch(fetchRequest(where: predicate, sortedBy: sortKeys, limit: limit)), keyedBy: key)
+    }
+
+    /// ``fetchDictionary(keyedBy:where:sortedBy:limit:)`` fetched on a background context, off
+    /// the calling thread; the objects come back in the caller's context (see
+    /// ``fetchInBackground(sortedBy:limit:)``).
+    ///
+    /// ```swift
+    /// let byBadge = try await Employee.fetchDictionaryInBackground(keyedBy: "badge", limit: 100)
+    /// ```
+    nonisolated(nonsending)
+    public static func fetchDictionaryInBackground(keyedBy key: String, where predicate: FetchPredicate? = nil,
+                                                   sortedBy sortKeys: [SortKey] = [], limit: Int = 0) async throws -> [AnyHashable: Self] {
+        try dictionary(of: await fetchInBackground(request: fetchRequest(where: predicate, sortedBy: sortKeys, limit: limit)), keyedBy: key)
+    }
+
+    /// `objects` keyed by their value of `key` (nil keys left out, later objects win).
+    private static func dictionary(of objects: [Self], keyedBy key: String) throws -> [AnyHashable: Self] {
         var result: [AnyHashable: Self] = [:]
         result.reserveCapacity(objects.count)
         for object in objects {
@@ -75,7 +99,7 @@ extension Record where Self: ManagedObject {
         return result
     }
 
-    /// ``fetchDictionary(keyedBy:where:sortedBy:)`` with a format string.
+    /// ``fetchDictionary(keyedBy:where:sortedBy:limit:)`` with a format string.
     public static func fetchDictionary(keyedBy key: String, where format: String, _ arguments: Any?...) throws -> [AnyHashable: Self] {
         try fetchDictionary(keyedBy: key, where: FetchPredicate(format, argumentArray: arguments))
     }
@@ -184,6 +208,10 @@ extension Record where Self: ManagedObject {
     /// once, in the others at their next access. Unsaved changes of this thread's context
     /// are untouched. Without a predicate the rows are deleted with one SQL `DELETE` and
     /// never read, so deleting every object costs about what SQLite takes to delete them.
+    ///
+    /// **It commits at once**: the deletion is written before it returns, needs no
+    /// ``commit()`` and cannot be rolled back. For a deletion that waits for `commit()` and
+    /// can be rolled back, use ``delete(where:)``.
     ///
     /// ```swift
     /// let removed = try Employee.deleteAll(where: "age < %@", 18)

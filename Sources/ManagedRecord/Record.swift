@@ -30,18 +30,33 @@ extension Record where Self: ManagedObject {
         return Self(entity: entity, insertInto: context)
     }
 
-    /// A fetch request for this class's entity, honouring ``ManagedObject/shouldFetchRequestsReturnSubentities``.
-    public static func fetchRequest(sortedBy sortKeys: [SortKey] = [], limit: Int = 0) -> FetchRequest<Self> {
+    /// A fetch request for this class's entity. Sub-entities are included as
+    /// `includesSubentities` says, or, when it is nil, as
+    /// ``ManagedObject/shouldFetchRequestsReturnSubentities`` says.
+    public static func fetchRequest(sortedBy sortKeys: [SortKey] = [], limit: Int = 0,
+                                    includesSubentities: Bool? = nil) -> FetchRequest<Self> {
         var request = FetchRequest<Self>()
         request.sortDescriptors = sortKeys
         request.fetchLimit = limit
-        request.includesSubentities = shouldFetchRequestsReturnSubentities
+        request.includesSubentities = includesSubentities ?? shouldFetchRequestsReturnSubentities
         return request
     }
 
-    /// Every object of the entity, in the calling thread's context.
-    public static func fetchAll(sortedBy sortKeys: [SortKey] = []) throws -> [Self] {
-        try contextForCurrentThread.fetch(fetchRequest(sortedBy: sortKeys))
+    /// Every object of the entity (the first `limit` when above 0), in the calling thread's
+    /// context.
+    ///
+    /// ```swift
+    /// let firstFive = try Employee.fetchAll(sortedBy: [SortKey("lastName")], limit: 5)
+    /// let plain = try Employee.fetchAll(includesSubentities: false)   // no Managers
+    /// ```
+    public static func fetchAll(sortedBy sortKeys: [SortKey] = [], limit: Int = 0, includesSubentities: Bool? = nil) throws -> [Self] {
+        try contextForCurrentThread.fetch(fetchRequest(sortedBy: sortKeys, limit: limit, includesSubentities: includesSubentities))
+    }
+
+    /// The first object of the entity in `sortKeys` order (any one without them), or nil when
+    /// there is none: a fetch limited to one.
+    public static func get(sortedBy sortKeys: [SortKey] = [], includesSubentities: Bool? = nil) throws -> Self? {
+        try fetchAll(sortedBy: sortKeys, limit: 1, includesSubentities: includesSubentities).first
     }
 
     /// The number of objects of the entity (one `SELECT COUNT(*)`).
@@ -53,7 +68,9 @@ extension Record where Self: ManagedObject {
     /// every other live context of the model. Throws, never only logs; after a failure the
     /// changes are still pending, to fix and retry or roll back.
     public static func commit() throws {
-        try contextForCurrentThread.save()
+        let context = contextForCurrentThread
+        contextManager.prepareCommit(of: context)
+        try context.save()
     }
 
     /// Discards the calling thread's unsaved changes.

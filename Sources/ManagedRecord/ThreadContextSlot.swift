@@ -17,9 +17,12 @@ final class ThreadContextSlot: @unchecked Sendable {  // per-thread tables are t
     final class Entry {
         let context: ManagedObjectContext
         let generation: Int
-        init(context: ManagedObjectContext, generation: Int) {
+        /// The manager's settings (merge policy, undo) last applied to the context.
+        var settingsVersion: Int
+        init(context: ManagedObjectContext, generation: Int, settingsVersion: Int) {
             self.context = context
             self.generation = generation
+            self.settingsVersion = settingsVersion
         }
     }
 

@@ -4,7 +4,7 @@ import Foundation
 extension ManagedObjectContext {
     /// Posts a saved change set; merged on this context's own thread at its next entry point.
     func enqueue(_ changes: ChangeSet) {
-        inbox.post(changes)
+        _ = inbox.post(changes)
     }
 
     /// Merges every waiting change set: unchanged registered objects take the saved values,

@@ -18,11 +18,33 @@ extension ManagedObjectContext {
     /// ```
     @discardableResult
     public func addObserver(for event: ContextEvent, _ block: @escaping (ContextChanges) -> Void) -> ObserverToken {
+        addObserver(for: event, whileAlive: { true }, block)
+    }
+
+    /// Adds an observer that lasts while `isAlive` says so (an observing object holds it
+    /// weakly), and until ``removeObserver(_:)``.
+    @discardableResult
+    func addObserver(for event: ContextEvent, whileAlive isAlive: @escaping () -> Bool,
+                     _ block: @escaping (ContextChanges) -> Void) -> ObserverToken {
         willAccess()
         nextObserverToken += 1
-        observers[event, default: []].append((nextObserverToken, block))
+        observers[event, default: []].append((nextObserverToken, isAlive, block))
         updateChangeTracking()
         return ObserverToken(event: event, value: nextObserverToken)
+    }
+
+    /// How many observers are registered (for every event): for diagnostics, and for checking
+    /// that cancelled or released observations let go. Observations whose owner was released
+    /// are dropped first.
+    public var observerCount: Int {
+        willAccess()
+        pruneReleasedObservers()
+        return observers.values.reduce(0) { $0 + $1.count }
+    }
+
+    private func pruneReleasedObservers() {
+        for event in observers.keys { observers[event]?.removeAll { !$0.isAlive() } }
+        updateChangeTracking()
     }
 
     /// Stops an observation.
@@ -46,7 +68,11 @@ extension ManagedObjectContext {
 
     func post(_ event: ContextEvent, _ changes: ContextChanges) {
         guard let list = observers[event], !changes.isEmpty else { return }
-        for observer in list { observer.block(changes) }
+        var released = false
+        for observer in list {
+            if observer.isAlive() { observer.block(changes) } else { released = true }
+        }
+        if released { pruneReleasedObservers() }
     }
 
     /// Fills in the changed keys of updated objects.
@@ -64,6 +90,7 @@ extension ManagedObjectContext {
     func updateChangeTracking() {
         announcesObjectChanges = !(observers[.objectsDidChange]?.isEmpty ?? true)
         observesObjectChanges = announcesObjectChanges || changedDuringHooks != nil
+        updateMergePush()
     }
 
     func noteChange(inserted object: ManagedObject) {

@@ -66,11 +66,13 @@ extension ManagedObjectContext {
         let store = coordinator.store.identity
         // The change set is built only when someone will read it.
         let observed = !(observers[.didSave]?.isEmpty ?? true)
-        let announced = observed || coordinator.hasMergingContexts(besides: self)
+        let announced = observed || coordinator.changeObservers.isObserved || coordinator.hasMergingContexts(besides: self)
         var changeSet = ChangeSet()
         let keys = outcome.keys
         let vanished = Set(outcome.vanished.map(ObjectIdentifier.init))
         let resolved = outcome.resolved
+        // Values the merge policy took from the store change objects in memory: observers hear it.
+        var resolvedChanges = ContextChanges()
         var deletedIDs: [ObjectID] = []
         deletedIDs.reserveCapacity(deleted.count)
         for object in deleted { deletedIDs.append(object.objectID) }
@@ -100,6 +102,7 @@ extension ManagedObjectContext {
                 let plan = plans(object.entity)
                 let version: Int64
                 if !resolved.isEmpty, let resolution = resolved[ObjectIdentifier(object)] {
+                    if announcesObjectChanges { resolvedChanges.note(object, taking: resolution.values) }
                     object.values = resolution.values
                     version = resolution.version
                 } else {
@@ -139,6 +142,7 @@ extension ManagedObjectContext {
         for object in inserted { object.didSave() }
         for update in updated { update.object.didSave() }
         for object in deleted { object.didSave() }
+        if !resolvedChanges.isEmpty { post(.objectsDidChange, resolvedChanges) }
         if observed { post(.didSave, changeSet.changes) }
         if announced { coordinator.broadcast(changeSet, from: self) }
     }
@@ -181,5 +185,18 @@ extension ManagedObjectContext {
         var stored = values
         for (slot, value) in plan.unstoredValues { stored[slot] = value }
         return stored
+    }
+}
+
+extension ContextChanges {
+    /// Records that `object` is about to take `values`: an update of the keys that differ.
+    fileprivate mutating func note(_ object: ManagedObject, taking values: ContiguousArray<SlotValue>) {
+        var keys = Set<String>()
+        for slot in values.indices where slot < object.values.count && values[slot] != object.values[slot] {
+            keys.insert(object.entity.properties[slot].name)
+        }
+        guard !keys.isEmpty else { return }
+        updated.insert(object.objectID)
+        changedKeys[object.objectID] = keys
     }
 }

@@ -76,8 +76,12 @@ public final class ManagedObjectContext: @unchecked Sendable {  // must reach pe
     /// Change sets posted by other contexts' saves, merged at the next entry point.
     let inbox = MergeInbox()
 
-    var observers: [ContextEvent: [(token: Int, block: (ContextChanges) -> Void)]] = [:]
+    /// Observers by event; `isAlive` is false once an observing object (fetched results, an
+    /// object observation) was released, and the entry is then dropped at the next post.
+    var observers: [ContextEvent: [(token: Int, isAlive: () -> Bool, block: (ContextChanges) -> Void)]] = [:]
     var nextObserverToken = 0
+    /// Whether other contexts' saves wake this context to merge at once (see `updateMergePush`).
+    var pushesMerges = false
     /// Whether changes are recorded object by object: while `.objectsDidChange` has observers
     /// (`announcesObjectChanges`) or a save runs `willSave()` hooks (`changedDuringHooks`).
     @exclusivity(unchecked) var observesObjectChanges = false

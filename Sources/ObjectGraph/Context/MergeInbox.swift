@@ -37,21 +37,42 @@ final class MergeInbox: @unchecked Sendable {  // every mutable field is guarded
     @inline(__always)
     var hasWaiting: Bool { waiting.load(ordering: .relaxed) }
 
-    /// Posts a saved change set.
-    func post(_ changes: ChangeSet) {
+    /// What to call when a change set arrives and the owner should merge it without waiting
+    /// for its next access (a main-queue context with observers schedules its merge on the
+    /// main queue); nil: merges wait for the owner's next access.
+    var wakeUp: (@Sendable () -> Void)? {
+        get { lock.withLock { wakeUpStorage } }
+        set { lock.withLock { wakeUpStorage = newValue } }
+    }
+    private var wakeUpStorage: (@Sendable () -> Void)?
+    /// Whether a wake-up was handed out and the owner has not taken the sets since.
+    private var wakeUpPending = false
+
+    /// Posts a saved change set. Returns the ``wakeUp`` to call (outside any lock) when this
+    /// post is the first since the owner last took the sets, or nil.
+    func post(_ changes: ChangeSet) -> (@Sendable () -> Void)? {
         lock.withLock {
-            guard !overflowed else { return }
-            sets.append(changes)
-            // An entity deletion names no rows: it holds no more memory than one ID.
-            objectCount += changes.updated.count + changes.deleted.count + changes.inserted.count + changes.deletedEntities.count
-            if objectCount > capacityStorage {
-                // A context nobody uses for a long time must not hoard every save's rows:
-                // past the capacity, forget them and refresh everything at the next access.
-                sets.removeAll()
-                overflowed = true
+            if !overflowed {
+                sets.append(changes)
+                // An entity deletion names no rows: it holds no more memory than one ID.
+                objectCount += changes.updated.count + changes.deleted.count + changes.inserted.count + changes.deletedEntities.count
+                if objectCount > capacityStorage {
+                    // A context nobody uses for a long time must not hoard every save's rows:
+                    // past the capacity, forget them and refresh everything at the next access.
+                    sets.removeAll()
+                    overflowed = true
+                }
             }
             waiting.store(true, ordering: .releasing)
+            guard let wakeUpStorage, !wakeUpPending else { return nil }
+            wakeUpPending = true
+            return wakeUpStorage
         }
+    }
+
+    /// The owner could not merge when woken (it was busy elsewhere): the next post wakes it again.
+    func wakeUpMissed() {
+        lock.withLock { wakeUpPending = false }
     }
 
     /// Takes everything waiting: the change sets in posting order, and whether some were
@@ -62,6 +83,7 @@ final class MergeInbox: @unchecked Sendable {  // every mutable field is guarded
             sets.removeAll()
             objectCount = 0
             overflowed = false
+            wakeUpPending = false
             waiting.store(false, ordering: .relaxed)
             return taken
         }

@@ -17,6 +17,8 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {  // mutable
     /// The merge inboxes of live contexts, by context. Broadcasts post into inboxes and never
     /// touch (or retain) a context; each context removes its inbox in `deinit`.
     private var contexts: [ObjectIdentifier: MergeInbox] = [:]
+    /// Callbacks and streams that hear of every commit (``changes``).
+    let changeObservers = ChangeObservers()
 
     /// Opens (or creates) the store at `url`, or an in-memory store when `url` is nil.
     ///
@@ -111,13 +113,17 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {  // mutable
         }
     }
 
-    /// Posts a saved change set to the inbox of every other context that merges changes.
+    /// Posts a saved change set to the inbox of every other context that merges changes, then
+    /// tells the commit observers (outside the lock).
     func broadcast(_ changes: ChangeSet, from origin: ManagedObjectContext) {
+        var wakeUps: [@Sendable () -> Void] = []
         contextsLock.withLock {
             for (key, inbox) in contexts where key != ObjectIdentifier(origin) && inbox.mergesChanges {
-                inbox.post(changes)
+                if let wakeUp = inbox.post(changes) { wakeUps.append(wakeUp) }
             }
         }
+        for wakeUp in wakeUps { wakeUp() }
+        if changeObservers.isObserved { changeObservers.deliver(CommittedChanges(changes, contextName: origin.name)) }
     }
 
     // MARK: Object IDs

@@ -20,7 +20,7 @@ public struct KeyValueError: Error, CustomStringConvertible, Sendable {
     /// What is wrong, naming the entity, the key and the types.
     public let message: String
 
-    static func unknownKey(_ key: String, entity: EntityDescription) -> KeyValueError {
+    package static func unknownKey(_ key: String, entity: EntityDescription) -> KeyValueError {
         let known = entity.properties.map(\.name).joined(separator: ", ")
         return KeyValueError(code: .unknownKey, entity: entity.name, key: key,
                              message: "\(entity.name) has no property named '\(key)' (it has: \(known))")
