@@ -17,11 +17,18 @@ struct Verdict {
 /// store opens, every inverse agrees, the ledger's total is the sum, and the content equals
 /// the state after the last save that committed or after the one in flight, nothing else.
 func verify(storeURL: URL, journal: Journal) throws -> Verdict {
-    try checkIntegrity(storeURL)
     let entries = journal.entries()
     let lastCommitted = entries.lastIndex(where: \.committed)
     let inFlight = entries.indices.last.flatMap { $0 != lastCommitted ? $0 : nil }
     let killedDuring = inFlight.map { entries[$0].kind }
+    guard FileManager.default.fileExists(atPath: storeURL.path) else {
+        // Killed before the first child created the store: right only if nothing committed.
+        guard lastCommitted == nil else {
+            throw WorkloadFailure("LOST: there is no store file, but save \(entries[lastCommitted!].number) committed")
+        }
+        return Verdict(state: -1, inFlight: false, killedDuring: killedDuring)
+    }
+    try checkIntegrity(storeURL)
 
     let session = try ExplicitSession(storeURL: storeURL)
     defer { session.container.persistentStoreCoordinator.close() }

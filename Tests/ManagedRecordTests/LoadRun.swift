@@ -1,9 +1,11 @@
 import Foundation
-import Synchronization
 
 /// The shared counters of a load test: commits, conflicts, reads, errors, and the samples
 /// of WAL size and resident memory taken while it runs.
-final class LoadRun: Sendable {
+///
+/// `@unchecked Sendable`: every mutable field is behind `lock`, an `NSLock` (pthread-based,
+/// so ThreadSanitizer sees it; it reports `Synchronization.Mutex`'s futex as a race).
+final class LoadRun: @unchecked Sendable {
     struct Figures {
         var commits = 0
         var conflicts = 0
@@ -18,7 +20,8 @@ final class LoadRun: Sendable {
         init(_ description: String) { self.description = description }
     }
 
-    private let state = Mutex((figures: Figures(), failures: [String](), finished: false))
+    private let lock = NSLock()
+    private var stateStorage = (figures: Figures(), failures: [String](), finished: false)
     private let walURL: URL
     private let quarter: Int
 
@@ -27,39 +30,39 @@ final class LoadRun: Sendable {
         quarter = commitsExpected / 4
     }
 
-    var figures: Figures { state.withLock { $0.figures } }
-    var failures: [String] { state.withLock { $0.failures } }
-    var isFinished: Bool { state.withLock { $0.finished } }
+    var figures: Figures { lock.withLock { stateStorage.figures } }
+    var failures: [String] { lock.withLock { stateStorage.failures } }
+    var isFinished: Bool { lock.withLock { stateStorage.finished } }
 
     func committed() {
-        let reachedQuarter = state.withLock { state -> Bool in
-            state.figures.commits += 1
-            return state.figures.commits == quarter
+        let reachedQuarter = lock.withLock { () -> Bool in
+            stateStorage.figures.commits += 1
+            return stateStorage.figures.commits == quarter
         }
-        if reachedQuarter { let rss = Self.residentBytes(); state.withLock { $0.figures.rssAtQuarter = rss } }
+        if reachedQuarter { let rss = Self.residentBytes(); lock.withLock { stateStorage.figures.rssAtQuarter = rss } }
     }
 
-    func conflicted() { state.withLock { $0.figures.conflicts += 1 } }
-    func read() { state.withLock { $0.figures.reads += 1 } }
+    func conflicted() { lock.withLock { stateStorage.figures.conflicts += 1 } }
+    func read() { lock.withLock { stateStorage.figures.reads += 1 } }
 
     func finish() {
         let rss = Self.residentBytes()
-        state.withLock {
-            $0.finished = true
-            $0.figures.rssAtEnd = rss
+        lock.withLock {
+            stateStorage.finished = true
+            stateStorage.figures.rssAtEnd = rss
         }
     }
 
     /// Runs `body`, keeping what it throws as a failure (and ending the run).
     func record(_ body: () throws -> Void) {
-        do { try body() } catch { state.withLock { $0.failures.append("\(error)") } }
+        do { try body() } catch { lock.withLock { stateStorage.failures.append("\(error)") } }
     }
 
     /// Samples the WAL's size every 5 ms until the run finishes.
     func sample() {
         while !isFinished {
             let size = (try? FileManager.default.attributesOfItem(atPath: walURL.path)[.size] as? Int) ?? 0
-            state.withLock { $0.figures.maxWAL = max($0.figures.maxWAL, size) }
+            lock.withLock { stateStorage.figures.maxWAL = max(stateStorage.figures.maxWAL, size) }
             usleep(5_000)
         }
     }

@@ -13,6 +13,8 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {  // mutable
     let rowCache = RowCache()
     let logger = Logger(label: "ObjectGraph.coordinator")
     private let writeLock = NSLock()
+    /// Keeps the file store's log bounded after commits (nil in memory); used under `writeLock`.
+    private let walCheckpoint: WALCheckpoint?
     private let contextsLock = NSLock()
     /// The merge inboxes of live contexts, by context. Broadcasts post into inboxes and never
     /// touch (or retain) a context; each context removes its inbox in `deinit`.
@@ -41,6 +43,7 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {  // mutable
     init(model: ManagedObjectModel, storeURL url: URL?, migrate: Bool = true, readOnly: Bool = false, migrator: StoreMigrator) throws {
         managedObjectModel = model
         store = try SQLiteStore(model: model, url: url, migrate: migrate, readOnly: readOnly, migrator: migrator)
+        walCheckpoint = url.map { WALCheckpoint(storePath: $0.path, logger: Logger(label: "ObjectGraph.coordinator")) }
     }
 
     /// Whether the store was opened read-only.
@@ -80,7 +83,7 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {  // mutable
         return try writeLock.withLock {
             if store.isClosed { throw closedError }
             let result = try store.writer.writeTransaction { try body(store.writer) }
-            if let url = store.url { WALCheckpoint.afterCommit(store.writer, path: url.path, logger: logger) }
+            walCheckpoint?.afterCommit(store.writer)
             return result
         }
     }

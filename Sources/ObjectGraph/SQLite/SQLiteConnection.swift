@@ -11,6 +11,8 @@ final class SQLiteConnection {
     private var statements: [String: SQLiteStatement] = [:]
     /// Counts `prepare` calls; each cached statement remembers the count at its last use.
     private var useClock: UInt64 = 0
+    /// How long a statement waits for another connection's lock before `SQLITE_BUSY`, in ms.
+    static let busyTimeout: Int32 = 10_000
     /// Called with each SQL text before it runs, so tests can record what executed.
     var trace: (@Sendable (String) -> Void)?
 
@@ -29,7 +31,7 @@ final class SQLiteConnection {
         self.handle = handle
         self.path = path
         sqlite3_extended_result_codes(handle, 1)
-        sqlite3_busy_timeout(handle, 10_000)
+        sqlite3_busy_timeout(handle, Self.busyTimeout)
         registerFunctions()
     }
 
