@@ -163,26 +163,44 @@ public final class FetchedResults<Result: ManagedObject> {
     }
 
     /// Judges only the changed objects: deleted ones out, changed and inserted ones in where
-    /// they match, then the request's order.
+    /// they match, each put in its place by a binary search (the others keep their order).
     private func applyInMemory(_ relevant: Set<ObjectID>, _ changes: ContextChanges) {
+        let includesSubentities = request.includesSubentities
         var kept: [Result] = []
+        kept.reserveCapacity(objects.count)
+        var moving: [Result] = []
         var present = Set<ObjectIdentifier>()
         for object in objects where object.managedObjectContext === context && !object.isDeleted {
-            if relevant.contains(object.objectID) && !plan.matches(object, includesSubentities: request.includesSubentities) { continue }
-            kept.append(object)
             present.insert(ObjectIdentifier(object))
+            if !relevant.contains(object.objectID) {
+                kept.append(object)
+            } else if plan.matches(object, includesSubentities: includesSubentities) {
+                moving.append(object)
+            }
         }
         // Changed and inserted objects not in the results yet: registered ones as they are,
         // the others (inserted elsewhere) loaded with one query per 500, not one each.
         let candidates = relevant.filter { !changes.deleted.contains($0) && (!$0.isTemporaryID || context.registeredObject(for: $0) != nil) }
         for object in context.objects(for: Array(candidates)) {
             guard !present.contains(ObjectIdentifier(object)), object.managedObjectContext === context, !object.isDeleted,
-                  let result = object as? Result,
-                  plan.matches(object, includesSubentities: request.includesSubentities) else { continue }
-            kept.append(result)
+                  let result = object as? Result, plan.matches(object, includesSubentities: includesSubentities) else { continue }
+            moving.append(result)
             present.insert(ObjectIdentifier(object))
         }
-        if !plan.order.keys.isEmpty { kept.sort(by: plan.order.areInIncreasingOrder) }
+        guard !plan.order.keys.isEmpty else {
+            regroup(kept + moving)
+            return
+        }
+        moving.sort(by: plan.order.areInIncreasingOrder)
+        for object in moving {
+            // After every object it does not sort before (ties keep arrival order).
+            var low = 0, high = kept.count
+            while low < high {
+                let middle = (low + high) / 2
+                if plan.order.areInIncreasingOrder(object, kept[middle]) { high = middle } else { low = middle + 1 }
+            }
+            kept.insert(object, at: low)
+        }
         regroup(kept)
     }
 
