@@ -16,6 +16,9 @@ struct Options {
     var memory = true
     var mergeObjects = 10_000
     var workDirectory = FileManager.default.temporaryDirectory.path
+    /// Run the user-style script (issue 13) instead of the workloads.
+    var script = false
+    var scriptScaling: [Int] = []
 
     static func parse(_ arguments: [String]) -> Options {
         var options = Options()
@@ -38,6 +41,9 @@ struct Options {
                 options.scaling = value(argument).split(separator: ",").compactMap { Int($0.replacingOccurrences(of: "_", with: "")) }
             case "--scaling-runs": options.scalingRuns = int(argument)
             case "--no-scaling": options.scaling = []
+            case "--script": options.script = true
+            case "--script-scaling":
+                options.scriptScaling = value(argument).split(separator: ",").compactMap { Int($0.replacingOccurrences(of: "_", with: "")) }
             case "--no-memory": options.memory = false
             case "--merge-objects": options.mergeObjects = int(argument)
             case "--only": options.only = Set(value(argument).split(separator: ",").compactMap { Int($0) })
@@ -66,6 +72,9 @@ struct Options {
                   --ways raw,context,helpers,grdb   run only these ways
                   --dir PATH         folder for the temporary stores (default: the temporary folder)
                   --wall-clock       time with the wall clock instead of the process's CPU time
+                  --script           the user-style script instead (issue 13): plain table for raw and GRDB,
+                                     MR helpers on one context, the 8 steps in sequence (--ways raw,helpers,grdb)
+                  --script-scaling A,B   with --script: per-object insert/fetch/update cost at these sizes
                   --quick            smoke run: 10k objects, 3 runs, curve at 1k and 10k
                 """)
                 exit(0)

@@ -6,6 +6,32 @@ import Foundation
 let options = Options.parse(CommandLine.arguments)
 let startDate = Date()
 
+if options.script {
+    let allScriptWays: [any ScriptWay] = [ScriptRawWay(), ScriptHelpersWay(), ScriptGRDBWay()]
+    do {
+        var script = try ScriptRunner(options: options, ways: allScriptWays.filter { options.ways?.contains($0.key) ?? true })
+        defer { script.removeAll() }
+        print("# ManagedRecord benchmarks: the user-style script")
+        print("")
+        print("- date: \(ISO8601DateFormatter().string(from: startDate))")
+        print("- machine: \(ProcessInfo.processInfo.activeProcessorCount) cores (nproc), \(Machine.memory) memory, \(Machine.cpu)")
+        print("- SQLite \(Machine.sqliteVersion); WAL, synchronous=NORMAL")
+        print("- command: swift run -c release ManagedRecordBenchmarks \(CommandLine.arguments.dropFirst().joined(separator: " "))")
+        print("- times: \(usesWallClock ? "wall-clock time" : "CPU time of the process (user + system)")")
+        print("- load average at start: \(loadAverage)")
+        print("- median of \(options.runs) runs after \(options.warmup) warm-up run(s); results checked equal across ways")
+        print("")
+        try script.report()
+        print("\nLoad average at the end: \(loadAverage)")
+        print("Total wall time: \(formatTime(Date().timeIntervalSince(startDate)))")
+    } catch let mismatch as MismatchError {
+        fail(mismatch.description)
+    } catch {
+        fail("\(error)")
+    }
+    exit(0)
+}
+
 do {
     let factory = try StoreFactory(directory: options.workDirectory)
     defer { factory.removeAll() }
