@@ -249,7 +249,9 @@ final class AppleStoreFileModelTests: StoreTestCase {
         try assertIntegrity(url)
     }
 
-    func testATriggerCallingCoreDatasFunctionsFailsTheSaveAndLosesNothing() throws {
+    /// Opens the v3 MigrationRevised store with a derived-attribute-like trigger on ZPOST
+    /// whose report goes through `function`.
+    private func storeWithTrigger(calling function: String) throws -> (ManagedObjectContext, URL, PersistentContainer) {
         let (_, url) = try open("MigrationRevised", "CoreDataMigration_Example_3.sqlite", model: "v3.xcdatamodel-contents.xml")
         do {
             // The kind of trigger Core Data adds for a derived attribute.
@@ -257,15 +259,31 @@ final class AppleStoreFileModelTests: StoreTestCase {
             _ = try app.rows("""
                 CREATE TRIGGER Z_DA_ZPOST_Post_hexColor_UPDATE AFTER UPDATE OF ZPOSTID ON ZPOST FOR EACH ROW BEGIN \
                 UPDATE ZPOST SET ZHEXCOLOR = upper(NEW.ZPOSTID) WHERE Z_PK = NEW.Z_PK; \
-                SELECT NSCoreDataDATriggerUpdatedAffectedObjectValue('ZPOST', Z_ENT, Z_PK, 'hexColor', ZHEXCOLOR) FROM ZPOST WHERE Z_PK = NEW.Z_PK; END
+                SELECT \(function)('ZPOST', Z_ENT, Z_PK, 'hexColor', ZHEXCOLOR) FROM ZPOST WHERE Z_PK = NEW.Z_PK; END
                 """)
         }
         let container = try PersistentContainer(name: "Triggers", model: ManagedObjectModel(contentsOf: Fixtures.directory.appendingPathComponent("MigrationRevised/v3.xcdatamodel-contents.xml")), storeURL: url)
-        let context = container.viewContext
+        return (container.viewContext, url, container)
+    }
+
+    func testATriggerCallingCoreDatasFunctionsRunsOnSave() throws {
+        let (context, url, container) = try storeWithTrigger(calling: "NSCoreDataDATriggerUpdatedAffectedObjectValue")
+        let post = try XCTUnwrap(all("Post", context).first)
+        try post.setValue("abc", forKey: "postID")
+        try context.save()
+        XCTAssertEqual(try SQLiteFile(url).scalar("SELECT ZHEXCOLOR FROM ZPOST WHERE ZPOSTID = 'abc'"), .text("ABC"), "the trigger recomputed the value")
+        let other = ManagedObjectContext(coordinator: container.persistentStoreCoordinator)
+        let fresh = other.object(with: post.objectID)
+        XCTAssertEqual(fresh.value(forKey: "hexColor") as? String, "ABC", "a fault reads the recomputed row")
+        try assertIntegrity(url)
+    }
+
+    func testATriggerCallingAFunctionThatDoesNotExistHereFailsTheSaveAndLosesNothing() throws {
+        let (context, url, _) = try storeWithTrigger(calling: "AppOnlyNotifyFunction")
         let post = try XCTUnwrap(all("Post", context).first)
         try post.setValue("abc", forKey: "postID")
         XCTAssertThrowsError(try context.save()) { error in
-            XCTAssertTrue("\(error)".contains("NSCoreDataDATriggerUpdatedAffectedObjectValue"), "\(error)")
+            XCTAssertTrue("\(error)".contains("AppOnlyNotifyFunction"), "\(error)")
         }
         XCTAssertTrue(context.hasChanges, "the change stays pending")
         XCTAssertEqual(try post.checkedValue(forKey: "postID") as? String, "abc")
