@@ -7,6 +7,9 @@
 //       its content is the state of the last committed save or of the one in flight.
 //   CrashWorkload torture <kills> <folder> [seed] [max delay ms]
 //       the parent: starts children, SIGKILLs each at a random moment, verifies after each.
+//   CrashWorkload migrate-torture <kills> <folder> [seed] [rows] [max delay ms]
+//       the same for a lightweight migration: a child migrates a store, the parent kills
+//       it and checks the store is wholly one version and migrates with every row.
 //
 // Prints one line of counts and exits 0 when every check held; prints what broke and exits
 // 1 otherwise. CrashSafetyTests and .ci/run run a short torture; docs/reliability.md has
@@ -20,6 +23,7 @@ func usage() -> Never {
         usage: CrashWorkload run <explicit|helpers> <store> <journal> <seed> [saves]
                CrashWorkload verify <store> <journal>
                CrashWorkload torture <kills> <folder> [seed] [max delay ms]
+               CrashWorkload migrate-torture <kills> <folder> [seed] [rows] [max delay ms]
 
         """.utf8))
     exit(2)
@@ -42,6 +46,15 @@ do {
         let delay = arguments.count > 4 ? Int(arguments[4]) ?? 300 : 300
         let tally = try torture(kills: kills, folder: URL(fileURLWithPath: arguments[2]), seed: seed, maxDelayMilliseconds: delay)
         print("torture ok: kills=\(tally.kills) explicit=\(tally.killsByMode["explicit"] ?? 0) helpers=\(tally.killsByMode["helpers"] ?? 0) midSave=\(tally.killsMidSave) duringBatchDelete=\(tally.killsDuringBatchDelete) inFlightCommitted=\(tally.inFlightCommitted) savesReturned=\(tally.savesReturned) storesVerified=\(tally.verified) lost=0 halfApplied=0")
+    case "migrate" where arguments.count == 2:
+        try migrateChild(storeURL: URL(fileURLWithPath: arguments[1]))
+    case "migrate-torture" where arguments.count >= 3:
+        guard let kills = Int(arguments[1]) else { usage() }
+        let seed = arguments.count > 3 ? UInt64(arguments[3]) ?? 1 : 1
+        let rows = arguments.count > 4 ? Int(arguments[4]) ?? 20_000 : 20_000
+        let delay = arguments.count > 5 ? Int(arguments[5]) ?? 400 : 400
+        let tally = try migrationTorture(kills: kills, folder: URL(fileURLWithPath: arguments[2]), seed: seed, rows: rows, maxDelayMilliseconds: delay)
+        print("migrate-torture ok: kills=\(tally.kills) stillVersion1=\(tally.killedBeforeReplacement) alreadyVersion2=\(tally.killedAfterReplacement) finishedBeforeKill=\(tally.finishedFirst) rowsChecked=\(tally.rowsChecked) lost=0 halfMigrated=0")
     default:
         usage()
     }

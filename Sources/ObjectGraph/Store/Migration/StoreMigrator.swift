@@ -30,6 +30,7 @@ struct StoreMigrator {
     func migrateIfNeeded(url: URL, model: ManagedObjectModel) throws -> Bool {
         guard let size = try? FileManager.default.attributesOfItem(atPath: url.path)[.size] as? Int, size > 0 else { return false }
         try StoreAccess.check(url, readOnly: false)
+        Self.removeCopiesOfKilledMigrations(of: url)
         // Reading a WAL store creates its -wal and -shm when they are missing; a failed
         // migration removes the ones it created, so the folder is as it was.
         let companions = ["-wal", "-shm"].filter { !FileManager.default.fileExists(atPath: url.path + $0) }
@@ -78,6 +79,19 @@ struct StoreMigrator {
         }
     }
 
+    /// Removes the copies (and their journals) that a migration of `url` killed before it
+    /// finished left in the store's folder: the store itself was never touched by them, and
+    /// each is about as large as the store. (No other migration of the store can be running:
+    /// see the type's documentation.)
+    static func removeCopiesOfKilledMigrations(of url: URL) {
+        let folder = url.deletingLastPathComponent()
+        let prefix = ".\(url.lastPathComponent).migrating-"
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder.path) else { return }
+        for name in names where name.hasPrefix(prefix) {
+            try? FileManager.default.removeItem(at: folder.appendingPathComponent(name))
+        }
+    }
+
     /// The models to migrate through: when the store was written with an earlier version of
     /// the model's bundle, each later version in turn (so a rename made in a middle version
     /// carries its values along); else the model alone.
@@ -99,7 +113,7 @@ struct StoreMigrator {
         do {
             for (index, model) in steps.enumerated() {
                 if index > 0 { plan = try Self.plan(from: current, to: model, reportingAs: url) }
-                let temporary = folder.appendingPathComponent(".\(url.lastPathComponent).migrating-\(UUID().uuidString)")
+                let temporary = folder.appendingPathComponent(".\(url.lastPathComponent).migrating-\(UUID().uuidString)")  // see removeCopiesOfKilledMigrations
                 temporaries.append(temporary)
                 try copy(plan: plan, model: model, from: current, into: temporary)
                 current = temporary
