@@ -19,7 +19,7 @@ private func concurrencySteps(container: PersistentContainer, view: ManagedObjec
     let sales = departments.first { $0.name == "Sales" }!
     let engineering = departments.first { $0.name == "Engineering" }!
 
-    step("A background context saves; the view context merges at its next entry point.")
+    step("A background context saves; the observed view context merges on the main queue.")
     let token = view.addObserver(for: .objectsDidChange) { changes in
         say("(viewContext objectsDidChange) merged: \(changes)")
     }
@@ -36,7 +36,7 @@ private func concurrencySteps(container: PersistentContainer, view: ManagedObjec
         return dee.fullName
     }
     say("the background context raised the budget, hired \(newcomer) and saved")
-    say("reading sales.budget is an entry point: the merge happens now, on this thread")
+    say("the view context has an observer, so the merge ran on the main queue while we awaited (unobserved, it would run at this read)")
     say("Sales budget in the view context: \(sales.budget); employees: \(names(sales.employees))")
     expect(sales.budget == 300_000 && sales.employees.contains { $0.firstName == "Dee" }, "the view context merged the background save")
     view.removeObserver(token)
