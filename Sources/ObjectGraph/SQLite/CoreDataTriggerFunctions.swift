@@ -12,9 +12,10 @@ import Synchronization
 // - `NSCoreDataTriggerUpdateAffectedObjectValue(table, Z_ENT, Z_PK, property, value)`
 // - `NSCoreDataNow()`: the current time as Core Data stores dates (seconds since 2001).
 //
-// Here a report marks the connection: after the save, the coordinator's row cache forgets
-// its rows (``takeRecomputedRows(_:)``), so faults read the recomputed values. Objects
-// already in a context keep theirs until refreshed, as in Core Data.
+// Here a report marks the connection: after the save, the coordinator empties its row cache
+// (see `takeRecomputedRows()`), so faults read the recomputed values. Objects already in a
+// context, and the rows other contexts merge from the save, keep the values they had until
+// refreshed or fetched again, as in Core Data.
 extension SQLiteConnection {
     func registerCoreDataTriggerFunctions() {
         for name in ["NSCoreDataDATriggerUpdatedAffectedObjectValue", "NSCoreDataDATriggerInsertUpdatedAffectedObjectValue",
