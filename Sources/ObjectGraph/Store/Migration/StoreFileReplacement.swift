@@ -11,7 +11,9 @@ import Foundation
 enum StoreFileReplacement {
     static func replace(_ url: URL, with migrated: URL) throws {
         let wal = url.path + "-wal"
-        if let size = try? FileManager.default.attributesOfItem(atPath: wal)[.size] as? Int, size > 0 {
+        // Whenever a -wal exists, whatever its size says (or fails to say): skipping the
+        // checkpoint of a -wal with pages would let SQLite replay them onto the new file.
+        if FileManager.default.fileExists(atPath: wal) {
             do {
                 let connection = try SQLiteConnection(path: url.path, create: false)
                 defer { connection.close() }
