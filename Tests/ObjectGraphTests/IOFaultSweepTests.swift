@@ -76,7 +76,7 @@ final class IOFaultSweepTests: FaultInjectedStoreTestCase {
             } catch {
                 FaultInjector.disarm()
                 // Opening the store fails with a StoreError; the migration's own writes with a MigrationError.
-                guard let underlying = (error as? MigrationError)?.underlying ?? (error as? StoreError)?.underlying else {
+                guard let underlying = (error as? MigrationError)?.underlying ?? (error as? StoreError)?.sqliteError else {
                     XCTFail("write #\(nth): expected a StoreError or MigrationError with the SQLite error, got \(error)")
                     break
                 }

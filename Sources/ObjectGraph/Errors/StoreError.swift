@@ -40,21 +40,34 @@ public struct StoreError: Error, CustomStringConvertible, Sendable {
         /// The store does not describe its model (it was written by Apple's Core Data, or
         /// before ManagedRecord kept the model in the store) and no model was given.
         public static let noModel = Code(name: "noModel")
+        /// A database server cannot be reached, or refused the connection or the login.
+        public static let connectionFailed = Code(name: "connectionFailed")
+        /// The database server did not answer within the timeout.
+        public static let timeout = Code(name: "timeout")
+        /// The connection to the database server broke while a statement ran; the server
+        /// rolled back a transaction under way, and the next call connects again.
+        public static let connectionLost = Code(name: "connectionLost")
+        /// The database server refused a statement (``DatabaseServerError`` is `underlying`).
+        public static let serverError = Code(name: "serverError")
         public var description: String { name }
     }
 
     /// What kind of problem it is.
     public let code: Code
-    /// The store file, or nil for an in-memory store.
+    /// The store file or server URL, or nil for an in-memory store.
     public let url: URL?
     /// What went wrong and what to do.
     public let message: String
-    /// The SQLite error behind it, if any.
-    public let underlying: SQLiteError?
+    /// The error of the store's database behind it, if any: a ``SQLiteError`` for a SQLite
+    /// store, a ``DatabaseServerError`` (or the driver's own error) for a server store.
+    public let underlying: (any Error & Sendable)?
+
+    /// The SQLite error behind it, when the store is a SQLite store.
+    public var sqliteError: SQLiteError? { underlying as? SQLiteError }
 
     /// An error of `code` about the store at `url` (nil in memory); `message` says what went
     /// wrong and what to do.
-    public init(_ code: Code, url: URL?, _ message: String, underlying: SQLiteError? = nil) {
+    public init(_ code: Code, url: URL?, _ message: String, underlying: (any Error & Sendable)? = nil) {
         self.code = code
         self.url = url
         self.message = message
