@@ -7,6 +7,8 @@ let package = Package(
     products: [
         .library(name: "ObjectGraph", targets: ["ObjectGraph"]),
         .library(name: "ManagedRecord", targets: ["ManagedRecord"]),
+        // The PostgreSQL store (`.postgres(url)`), its own product so SQLite-only users never build NIO.
+        .library(name: "ObjectGraphPostgres", targets: ["ObjectGraphPostgres"]),
         .executable(name: "Demo", targets: ["Demo"]),
         .executable(name: "managedrecord", targets: ["ManagedRecordCLI"]),
     ],
@@ -19,6 +21,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         // Command-line parsing for the `managedrecord` tool only (never a library dependency).
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        // PostgreSQL's wire protocol for the ObjectGraphPostgres product only (docs/stores.md).
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
     ],
     targets: [
         .systemLibrary(
@@ -40,6 +44,11 @@ let package = Package(
         .target(
             name: "ManagedRecord",
             dependencies: ["ObjectGraph"]
+        ),
+        // The driver that carries a PostgreSQL store's statements (ObjectGraph writes the SQL).
+        .target(
+            name: "ObjectGraphPostgres",
+            dependencies: ["ObjectGraph", .product(name: "PostgresNIO", package: "postgres-nio")]
         ),
         .executableTarget(
             name: "Demo",
@@ -89,6 +98,18 @@ let package = Package(
         .testTarget(
             name: "ManagedRecordTests",
             dependencies: ["ManagedRecord"]
+        ),
+        // Test-only: a real PostgreSQL server from Debian's packages, started on loopback.
+        .target(name: "PostgresTestSupport", path: "Tests/PostgresTestSupport"),
+        // The PostgreSQL driver against a real server.
+        .testTarget(
+            name: "ObjectGraphPostgresTests",
+            dependencies: ["ObjectGraph", "ObjectGraphPostgres", "PostgresTestSupport"]
+        ),
+        // One behavioural suite, run on every kind of store (SQLite and PostgreSQL).
+        .testTarget(
+            name: "StoreBehaviourTests",
+            dependencies: ["ObjectGraph", "ObjectGraphPostgres", "ManagedRecord", "PostgresTestSupport"]
         ),
         // Runs the built `managedrecord` and `Demo` executables as processes.
         .testTarget(

@@ -1,0 +1,1 @@
+// The PostgreSQL driver (DatabaseServerDriver on postgres-nio) lands here.

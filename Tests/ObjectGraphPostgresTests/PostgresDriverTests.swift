@@ -1,0 +1,1 @@
+// Driver tests land here.

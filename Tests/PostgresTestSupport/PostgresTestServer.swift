@@ -1,0 +1,1 @@
+// PostgresTestServer lands here.

@@ -1,0 +1,1 @@
+// The shared behavioural suite lands here.
