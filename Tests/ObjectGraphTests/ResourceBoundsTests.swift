@@ -30,7 +30,7 @@ final class ResourceBoundsTests: StoreTestCase {
         }
         let fetches = Set(recorder.selects)
         XCTAssertEqual(fetches.count, 1, "one SQL text for every page: \(fetches.prefix(3))")
-        let counts = container.persistentStoreCoordinator.store.preparedStatementCounts()
+        let counts = (container.persistentStoreCoordinator.store as! SQLiteStore).preparedStatementCounts()
         XCTAssertLessThanOrEqual(counts.max() ?? 0, SQLiteConnection.statementCacheCapacity,
                                  "prepared statements per connection: \(counts)")
     }
@@ -44,7 +44,7 @@ final class ResourceBoundsTests: StoreTestCase {
             request.predicate = predicate
             XCTAssertEqual(try container.viewContext.count(for: request), 5)
         }
-        let counts = container.persistentStoreCoordinator.store.preparedStatementCounts()
+        let counts = (container.persistentStoreCoordinator.store as! SQLiteStore).preparedStatementCounts()
         XCTAssertLessThanOrEqual(counts.max() ?? 0, SQLiteConnection.statementCacheCapacity, "\(counts)")
     }
 

@@ -5,7 +5,7 @@ import Foundation
 // Data's dictionary results, they do not see the context's unsaved changes).
 extension ManagedObjectContext {
     /// `function` over `keyPath` (an attribute, or a key path through to-one relationships)
-    /// of the objects `request` selects, computed by SQLite in one statement, as a Double:
+    /// of the objects `request` selects, computed by the store in one statement, as a Double:
     /// for counts, and for attributes whose values a Double holds (integers, `Double`,
     /// `Float`, `Bool`).
     ///
@@ -87,40 +87,7 @@ extension ManagedObjectContext {
         }
         let type = path.attributeType
         try check(plan.entity, type)
-        var compiler = PredicateSQLCompiler(layout: persistentStoreCoordinator.layout)
-        let expression = compiler.expression(path)
-        let sql = "SELECT \(function.sql(of: expression, type: type)) FROM \(plan.mapping.table.name) t" + plan.whereClause
-        var result: SlotValue = .null
-        try persistentStoreCoordinator.read { connection in
-            try connection.query(sql, compiler.arguments + plan.arguments) { statement in
-                result = self.aggregateResult(function, type, statement, kind: kind, path: path)
-            }
-        }
-        return result
-    }
-
-    /// Column 0 of an aggregate query, in the stored form of the result.
-    private func aggregateResult(_ function: AggregateFunction, _ type: AttributeType?, _ statement: SQLiteStatement,
-                                 kind: ValueKind, path: BoundPath) -> SlotValue {
-        if statement.isNull(0) { return .null }
-        switch function {
-        case .count: return .int(statement.int64(0))
-        case .sum where type == .decimal, .average where type == .decimal: return .decimal(Self.exactDecimal(statement, 0))
-        // An average is a fraction whatever the attribute's type (AVG gives a REAL).
-        case .average: return .double(statement.double(0))
-        // SUM gives an INTEGER over integers, a REAL over anything else.
-        case .sum: return statement.columnType(0) == 1 ? .int(statement.int64(0)) : .double(statement.double(0))
-        case .min, .max: return slotValue(statement, 0, kind: kind, path: path)
-        }
-    }
-
-    /// The text `og_decimal_sum` / `og_decimal_avg` return, as the Decimal it spells.
-    static func exactDecimal(_ statement: SQLiteStatement, _ column: Int32) -> Decimal {
-        let text = statement.text(column)
-        guard let value = Decimal(string: text) else {
-            preconditionFailure("ManagedRecord: a Decimal aggregate returned '\(text)', which is not a number; report this as a bug")
-        }
-        return value
+        return try persistentStoreCoordinator.store.aggregate(function, of: path, kind: kind, plan.query())
     }
 
     /// The distinct non-nil values of `keyPath` among the objects `request` selects, in
@@ -162,46 +129,8 @@ extension ManagedObjectContext {
         let plan = try FetchPlan(request, self, sorted: false)
         let (path, kind) = try PredicateBinder.scalarPath(keyPath, on: plan.entity)
         try check(plan.entity, path.attributeType)
-        var compiler = PredicateSQLCompiler(layout: persistentStoreCoordinator.layout)
-        let expression = compiler.expression(path)
-        var distinct = "SELECT DISTINCT \(expression) AS value FROM \(plan.mapping.table.name) t" + plan.whereClause
-        distinct += (plan.whereClause.isEmpty ? " WHERE " : " AND ") + "value IS NOT NULL"
-        // Duplicates are removed first, then only the distinct values are sorted: SQLite runs
-        // `SELECT DISTINCT … ORDER BY` by sorting every selected row (2.2× the time of the
-        // DISTINCT alone on 100,000 rows of 320 names), a subquery keeps the DISTINCT a
-        // temporary B-tree of the values alone.
-        var sql = "SELECT value FROM (\(distinct)) ORDER BY value"
-        var arguments = compiler.arguments + plan.arguments
-        sql += Self.pagingClause(limit: request.fetchLimit, offset: request.fetchOffset, arguments: &arguments)
-        var values: [SlotValue] = []
-        try persistentStoreCoordinator.read { connection in
-            try connection.query(sql, arguments) { statement in
-                values.append(self.slotValue(statement, 0, kind: kind, path: path))
-            }
-        }
-        return values
-    }
-
-    /// A column read as the stored form of what `path` ends at.
-    func slotValue(_ statement: SQLiteStatement, _ column: Int32, kind: ValueKind, path: BoundPath?) -> SlotValue {
-        if statement.isNull(column) { return .null }
-        if let path {
-            switch path.terminal {
-            case .attribute(let attribute):
-                if kind == ValueKind(attribute.attributeType) { return RowCodec.read(attribute.attributeType, statement, column) }
-            case .toOne(let relationship):
-                let store = persistentStoreCoordinator.store.identity
-                return .object(ObjectID(entity: relationship.destinationEntity, store: store, primaryKey: statement.int64(column)))
-            case .identity: break
-            }
-        }
-        switch statement.value(column) {
-        case .integer(let v): return .int(v)
-        case .real(let v): return .double(v)
-        case .text(let v): return .text(v)
-        case .blob(let v): return .blob(v)
-        case .null: return .null
-        }
+        return try persistentStoreCoordinator.store.distinctValues(of: path, kind: kind,
+                                                                   plan.query(limit: request.fetchLimit, offset: request.fetchOffset))
     }
 
     /// A stored value as key-value access shows it.

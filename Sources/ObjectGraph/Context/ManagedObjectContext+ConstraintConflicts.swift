@@ -33,17 +33,15 @@ extension ManagedObjectContext {
               insertedSet.contains(where: { object in !object.isDeleted && constrained.contains { object.entity.isKind(of: $0) } })
         else { return false }
         var plans = SavePlans(layout)
-        var updated: [SaveTransaction.Update] = []
+        var updated: [SaveRequest.Update] = []
         for object in updatedSet where !object.isDeleted {
             let changes = ChangedSlots(of: object, plans(object.entity))
             updated.append(.init(object: object, changes: changes))
         }
         let inserted = Array(insertedSet)
         let deleted = Array(deletedSet)
-        let conflicts = try coordinator.read { connection in
-            try SaveTransaction(connection: connection, layout: layout, store: coordinator.store.identity, policy: policy,
-                                inserted: inserted, updated: updated, deleted: deleted).uniquenessConflicts()
-        }
+        let conflicts = try coordinator.store.uniquenessConflicts(SaveRequest(policy: policy, inserted: inserted,
+                                                                               updated: updated, deleted: deleted))
         var groups: [Set<ObjectID>] = []
         for conflict in conflicts {
             let members = Set([conflict.objectID] + conflict.conflictingObjectIDs)

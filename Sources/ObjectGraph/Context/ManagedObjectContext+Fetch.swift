@@ -20,27 +20,12 @@ extension ManagedObjectContext {
         processPendingChanges()
         let plan = try FetchPlan(request, self)
         let pending = request.includesPendingChanges && hasPendingChanges(for: plan.entity)
-        var sql = "SELECT \(plan.mapping.table.selectList) FROM \(plan.mapping.table.name) t" + plan.whereClause
-        if !plan.order.sql.isEmpty { sql += " ORDER BY \(plan.order.sql)" }
-        var arguments = plan.arguments
-        if !pending { sql += Self.pagingClause(limit: request.fetchLimit, offset: request.fetchOffset, arguments: &arguments) }
-
+        // With pending changes the page is taken in memory, after they are applied.
+        let query = pending ? plan.query() : plan.query(limit: request.fetchLimit, offset: request.fetchOffset)
         var fetched = ContiguousArray<ManagedObject>()
-        let codec = persistentStoreCoordinator.rowCodec
         do {
             defer { awakeFetched(fetched) }
-            try persistentStoreCoordinator.read { connection in
-                let statement = try connection.prepare(sql)
-                defer { statement.reset() }
-                try statement.bind(arguments)
-                while try statement.step() {
-                    guard let row = codec.decode(statement) else { continue }
-                    guard row.id.entity.isKind(of: plan.entity) else {
-                        throw codec.misplaced(row, table: plan.mapping.table.name, url: persistentStoreCoordinator.storeURL)
-                    }
-                    fetched.append(register(row))
-                }
-            }
+            try persistentStoreCoordinator.store.fetchRows(query) { fetched.append(register($0)) }
         }
         var objects = Self.downcast(fetched, to: T.self)
         if pending {
@@ -59,8 +44,7 @@ extension ManagedObjectContext {
     public func count<T: ManagedObject>(for request: FetchRequest<T>) throws -> Int {
         willAccess()
         let plan = try FetchPlan(request, self, sorted: false)
-        var sql = "SELECT COUNT(*) FROM \(plan.mapping.table.name) t" + plan.whereClause
-        var arguments = plan.arguments
+        var excluded: [Int64] = []
         var count = 0
         var extra = 0
         if request.includesPendingChanges && hasPendingChanges(for: plan.entity) {
@@ -73,17 +57,12 @@ extension ManagedObjectContext {
                 count = max(0, count - request.fetchOffset)
                 return request.fetchLimit > 0 ? min(count, request.fetchLimit) : count
             }
-            if !changed.isEmpty {
-                sql += (plan.whereClause.isEmpty ? " WHERE " : " AND ") + "t.Z_PK NOT IN (\(ParameterList.placeholders(changed.count)))"
-                ParameterList.append(changed.map { .integer($0.objectID.key) }, to: &arguments)
-            }
+            excluded = changed.map(\.objectID.key)
             for object in insertedSet.union(updatedSet) where !object.isDeleted && plan.matches(object, includesSubentities: request.includesSubentities) {
                 extra += 1
             }
         }
-        try persistentStoreCoordinator.read { connection in
-            if case .integer(let value)? = try connection.scalar(sql, arguments) { count = Int(value) }
-        }
+        count = try persistentStoreCoordinator.store.count(plan.query(), excluding: excluded)
         count = max(0, count + extra - request.fetchOffset)
         return request.fetchLimit > 0 ? min(count, request.fetchLimit) : count
     }
@@ -98,20 +77,7 @@ extension ManagedObjectContext {
             plain.relationshipKeyPathsForPrefetching = []
             return try fetch(plain).map(\.objectID)
         }
-        var sql = "SELECT t.Z_PK, t.Z_ENT FROM \(plan.mapping.table.name) t" + plan.whereClause
-        if !plan.order.sql.isEmpty { sql += " ORDER BY \(plan.order.sql)" }
-        var arguments = plan.arguments
-        sql += Self.pagingClause(limit: request.fetchLimit, offset: request.fetchOffset, arguments: &arguments)
-        let layout = persistentStoreCoordinator.layout
-        let store = persistentStoreCoordinator.store.identity
-        var ids: [ObjectID] = []
-        try persistentStoreCoordinator.read { connection in
-            try connection.query(sql, arguments) { statement in
-                guard let concrete = layout.entitiesByNumber[statement.int64(1)] else { return }
-                ids.append(ObjectID(entity: concrete, store: store, primaryKey: statement.int64(0)))
-            }
-        }
-        return ids
+        return try persistentStoreCoordinator.store.fetchObjectIDs(plan.query(limit: request.fetchLimit, offset: request.fetchOffset))
     }
 
     /// Runs `request` for its ``FetchRequest/resultType``.
@@ -154,14 +120,6 @@ extension ManagedObjectContext {
         }
     }
 
-    /// `LIMIT ? OFFSET ?` with its two values appended to `arguments` (bound, so every page
-    /// of a request shares one SQL text and one prepared statement), or nothing.
-    static func pagingClause(limit: Int, offset: Int, arguments: inout [SQLiteValue]) -> String {
-        guard limit > 0 || offset > 0 else { return "" }
-        arguments += [.integer(Int64(limit > 0 ? limit : -1)), .integer(Int64(max(0, offset)))]
-        return " LIMIT ? OFFSET ?"
-    }
-
     static func page(_ objects: [ManagedObject], limit: Int, offset: Int) -> [ManagedObject] {
         let start = min(max(0, offset), objects.count)
         let end = limit > 0 ? min(objects.count, start + limit) : objects.count
@@ -195,7 +153,7 @@ extension ManagedObjectContext {
     /// values; an object with values keeps them), or a new one. A filled object awaits its
     /// `awakeFromFetch()`, which the caller runs once the read is over (``awakeFetched(_:)``).
     @inline(__always)
-    func register(_ row: RowCodec.Row) -> ManagedObject {
+    func register(_ row: StoreRow) -> ManagedObject {
         if let existing = registered[row.id]?.takeUnretainedValue() {
             if existing.state.contains(.fault) { fill(existing, with: row.values, version: row.version) }
             return existing
@@ -239,17 +197,10 @@ extension ManagedObjectContext {
             awake(object)
             return
         }
-        let mapping = persistentStoreCoordinator.mapping(for: object.entity)
-        let sql = "SELECT \(mapping.table.selectList) FROM \(mapping.table.name) t WHERE t.Z_PK = ?"
-        let codec = persistentStoreCoordinator.rowCodec
         var found = false
-        try persistentStoreCoordinator.read { connection in
-            try connection.query(sql, [.integer(object.objectID.key)]) { statement in
-                guard let decoded = codec.decode(statement) else { return }
-                let row = try codec.checked(decoded, from: mapping.table, url: persistentStoreCoordinator.storeURL)
-                found = true
-                fill(object, with: row.values, version: row.version)
-            }
+        try persistentStoreCoordinator.store.rows(of: [object.objectID]) { row in
+            found = true
+            fill(object, with: row.values, version: row.version)
         }
         if found {
             awake(object)
@@ -292,24 +243,7 @@ extension ManagedObjectContext {
 
     private func loadFaults(_ faults: [ManagedObject]) throws {
         defer { awakeFetched(faults) }
-        let codec = persistentStoreCoordinator.rowCodec
-        var byRoot: [ObjectIdentifier: [ManagedObject]] = [:]
-        for fault in faults { byRoot[ObjectIdentifier(fault.entity.root), default: []].append(fault) }
-        for group in byRoot.values {
-            let mapping = persistentStoreCoordinator.mapping(for: group[0].entity)
-            for start in stride(from: 0, to: group.count, by: 500) {
-                let chunk = group[start..<min(group.count, start + 500)]
-                let marks = Array(repeating: "?", count: chunk.count).joined(separator: ", ")
-                let sql = "SELECT \(mapping.table.selectList) FROM \(mapping.table.name) t WHERE t.Z_PK IN (\(marks))"
-                try persistentStoreCoordinator.read { connection in
-                    try connection.query(sql, chunk.map { .integer($0.objectID.key) }) { statement in
-                        if let row = codec.decode(statement) {
-                            _ = register(try codec.checked(row, from: mapping.table, url: persistentStoreCoordinator.storeURL))
-                        }
-                    }
-                }
-            }
-        }
+        try persistentStoreCoordinator.store.rows(of: faults.map(\.objectID)) { _ = register($0) }
         let vanished = faults.filter { $0.state.contains(.fault) }
         if !vanished.isEmpty { logger.warning("\(vanished.count) objects no longer exist in the store: they are now deleted") }
         for fault in vanished { markVanished(fault) }
@@ -330,26 +264,10 @@ extension ManagedObjectContext {
     /// Loads a to-many relationship with one query that also fills its members' values, or
     /// throws what the query threw, leaving the relationship unloaded.
     func readToMany(_ object: ManagedObject, _ relationship: RelationshipDescription) throws -> [ManagedObject] {
-        let coordinator = persistentStoreCoordinator
-        let ownerMapping = coordinator.mapping(for: object.entity)
-        let destination = coordinator.mapping(for: relationship.destinationEntity)
-        var sql = "SELECT \(destination.table.selectList) FROM \(destination.table.name) t"
-        if let join = ownerMapping.joinTableBySlot[relationship.slot] {
-            sql += " JOIN \(join.name) j ON j.\(join.memberColumn) = t.Z_PK WHERE j.\(join.ownerColumn) = ?"
-            if let order = join.orderColumn { sql += " ORDER BY j.\(order)" }
-        } else if let inverse = relationship.inverseRelationship,
-                  let column = coordinator.mapping(for: inverse.entity).columnBySlot[inverse.slot] {
-            sql += " WHERE t.\(column) = ?"
-            if let order = ownerMapping.orderColumnBySlot[relationship.slot] { sql += " ORDER BY t.\(order)" }
-        }
         var members: [ManagedObject] = []
-        let codec = coordinator.rowCodec
         do {
-            try coordinator.read { connection in
-                try connection.query(sql, [.integer(object.objectID.key)]) { statement in
-                    guard let row = codec.decode(statement) else { return }
-                    members.append(register(try codec.checked(row, from: destination.table, url: coordinator.storeURL)))
-                }
+            try persistentStoreCoordinator.store.relatedRows(relationship, owners: [object.objectID.key]) { _, row in
+                members.append(register(row))
             }
         } catch {
             awakeFetched(members)

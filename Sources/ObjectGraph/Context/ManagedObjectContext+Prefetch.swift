@@ -42,21 +42,10 @@ extension ManagedObjectContext {
             }
         }
         let coordinator = persistentStoreCoordinator
-        let codec = coordinator.rowCodec
         var cached: [(ObjectID, RowCache.Entry)] = []
-        for (root, group) in Dictionary(grouping: Array(ids), by: { ObjectIdentifier($0.entity.root) }).map({ ($0.value[0].entity.root, $0.value) }) {
-            let mapping = coordinator.mapping(for: root)
-            for chunk in group.chunks(500) {
-                let sql = "SELECT \(mapping.table.selectList) FROM \(mapping.table.name) t WHERE t.Z_PK IN (\(BatchDeleter.marks(chunk.count)))"
-                try coordinator.read { connection in
-                    try connection.query(sql, chunk.map { .integer($0.key) }) { statement in
-                        guard let decoded = codec.decode(statement) else { return }
-                        let row = try codec.checked(decoded, from: mapping.table, url: coordinator.storeURL)
-                        loaded.append(register(row))
-                        cached.append((row.id, RowCache.Entry(values: row.values, version: row.version)))
-                    }
-                }
-            }
+        try coordinator.store.rows(of: Array(ids)) { row in
+            loaded.append(register(row))
+            cached.append((row.id, RowCache.Entry(values: row.values, version: row.version)))
         }
         coordinator.rowCache.store(cached)
         return loaded
@@ -69,39 +58,13 @@ extension ManagedObjectContext {
         guard !unloaded.isEmpty else { return loaded }
         defer { awakeFetched(loaded) }      // hooks run once the reads are over
         let coordinator = persistentStoreCoordinator
-        let destination = coordinator.mapping(for: relationship.destinationEntity)
-        var ownerColumn = ""
-        var from = "\(destination.table.name) t"
-        var order = ""
-        if let join = coordinator.mapping(for: relationship.entity).joinTableBySlot[relationship.slot] {
-            from += " JOIN \(join.name) j ON j.\(join.memberColumn) = t.Z_PK"
-            ownerColumn = "j.\(join.ownerColumn)"
-            if let column = join.orderColumn { order = ", j.\(column)" }
-        } else if let inverse = relationship.inverseRelationship,
-                  let column = coordinator.mapping(for: inverse.entity).columnBySlot[inverse.slot] {
-            ownerColumn = "t.\(column)"
-            if let column = coordinator.mapping(for: relationship.entity).orderColumnBySlot[relationship.slot] { order = ", t.\(column)" }
-        } else {
-            return loaded
-        }
         var members: [Int64: OrderedSet<ObjectID>] = [:]
         var cached: [(ObjectID, RowCache.Entry)] = []
-        let codec = coordinator.rowCodec
-        let width = Int32(destination.table.columns.count + 3)
-        for start in stride(from: 0, to: unloaded.count, by: 500) {
-            let chunk = unloaded[start..<min(unloaded.count, start + 500)]
-            let marks = Array(repeating: "?", count: chunk.count).joined(separator: ", ")
-            let sql = "SELECT \(destination.table.selectList), \(ownerColumn) FROM \(from) WHERE \(ownerColumn) IN (\(marks)) ORDER BY \(ownerColumn)\(order)"
-            try coordinator.read { connection in
-                try connection.query(sql, chunk.map { .integer($0.objectID.key) }) { statement in
-                    guard let decoded = codec.decode(statement) else { return }
-                    let row = try codec.checked(decoded, from: destination.table, url: coordinator.storeURL)
-                    let object = register(row)
-                    members[statement.int64(width), default: []].append(object.objectID)
-                    loaded.append(object)
-                    cached.append((row.id, RowCache.Entry(values: row.values, version: row.version)))
-                }
-            }
+        try coordinator.store.relatedRows(relationship, owners: unloaded.map(\.objectID.key)) { owner, row in
+            let object = register(row)
+            members[owner, default: []].append(object.objectID)
+            loaded.append(object)
+            cached.append((row.id, RowCache.Entry(values: row.values, version: row.version)))
         }
         coordinator.rowCache.store(cached)
         for owner in unloaded {

@@ -31,7 +31,7 @@ extension ManagedObjectContext {
         // Each updated object's changed slots, computed once for validation, SQL and merge.
         let layout = persistentStoreCoordinator.layout
         var plans = SavePlans(layout)
-        var updated: [SaveTransaction.Update] = []
+        var updated: [SaveRequest.Update] = []
         updated.reserveCapacity(updatedSet.count)
         for object in updatedSet where !object.isDeleted {
             let plan = plans(object.entity)
@@ -41,26 +41,15 @@ extension ManagedObjectContext {
         try validate(inserted: inserted, updated: updated, deleted: deleted, layout)
 
         let coordinator = persistentStoreCoordinator
-        let transaction = SaveTransaction(connection: coordinator.store.writer, layout: layout,
-                                          store: coordinator.store.identity, policy: mergePolicy,
-                                          inserted: inserted, updated: updated, deleted: deleted)
-        let writer = coordinator.store.writer
-        _ = writer.takeRecomputedRows()
-        let outcome: SaveTransaction.Outcome
-        do {
-            outcome = try coordinator.write { _ in try transaction.run() }
-        } catch {
-            _ = writer.takeRecomputedRows()
-            throw error
-        }
+        let outcome = try coordinator.store.save(SaveRequest(policy: mergePolicy, inserted: inserted, updated: updated, deleted: deleted))
         apply(outcome, inserted: inserted, updated: updated, deleted: deleted, layout)
         // Derived attributes an Apple store's triggers recomputed: cached rows are stale.
-        if writer.takeRecomputedRows() { coordinator.rowCache.removeAll() }
+        if outcome.recomputedRows { coordinator.rowCache.removeAll() }
     }
 
     // MARK: After commit
 
-    private func apply(_ outcome: SaveTransaction.Outcome, inserted: [ManagedObject], updated: [SaveTransaction.Update],
+    private func apply(_ outcome: SaveOutcome, inserted: [ManagedObject], updated: [SaveRequest.Update],
                        deleted: [ManagedObject], _ layout: StoreLayout) {
         let coordinator = persistentStoreCoordinator
         let store = coordinator.store.identity

@@ -3,7 +3,7 @@
 extension ManagedObjectContext {
     /// Checks the objects a save is about to write; throws every problem together. For an
     /// update only its changed slots are checked (bit tests on the save plan's masks).
-    func validate(inserted: [ManagedObject], updated: [SaveTransaction.Update], deleted: [ManagedObject],
+    func validate(inserted: [ManagedObject], updated: [SaveRequest.Update], deleted: [ManagedObject],
                   _ layout: StoreLayout) throws {
         var problems: [ValidationError.Problem] = []
         var plans = SavePlans(layout)

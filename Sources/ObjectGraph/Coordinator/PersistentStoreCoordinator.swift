@@ -1,20 +1,19 @@
 import Foundation
 import Logging
 
-/// Connects contexts to one SQLite store: it owns the store's single writer connection and
-/// its reader connections, the row cache, and the list of contexts that hear about saves.
+/// Connects contexts to one store (a SQLite file or database, or a database server): it owns
+/// the store, the row cache, and the list of contexts that hear about saves.
 ///
-/// Thread-safe: every save funnels through one writer in `BEGIN IMMEDIATE` transactions,
-/// while reads use their own connections in WAL mode, so a long read never blocks a save.
+/// Thread-safe: the store serializes its own writes (a SQLite store funnels every save
+/// through one writer in `BEGIN IMMEDIATE` transactions while reads use their own
+/// connections in WAL mode, so a long read never blocks a save).
 public final class PersistentStoreCoordinator: @unchecked Sendable {  // mutable state behind locks
     /// The model the store was opened with.
     public let managedObjectModel: ManagedObjectModel
-    let store: SQLiteStore
+    /// The store; every request of the contexts goes through it (``PersistentStore``).
+    let store: any PersistentStore
     let rowCache = RowCache()
     let logger = Logger(label: "ObjectGraph.coordinator")
-    private let writeLock = NSLock()
-    /// Keeps the file store's log bounded after commits (nil in memory); used under `writeLock`.
-    private let walCheckpoint: WALCheckpoint?
     private let contextsLock = NSLock()
     /// The merge inboxes of live contexts, by context. Broadcasts post into inboxes and never
     /// touch (or retain) a context; each context removes its inbox in `deinit`.
@@ -43,7 +42,12 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {  // mutable
     init(model: ManagedObjectModel, storeURL url: URL?, migrate: Bool = true, readOnly: Bool = false, migrator: StoreMigrator) throws {
         managedObjectModel = model
         store = try SQLiteStore(model: model, url: url, migrate: migrate, readOnly: readOnly, migrator: migrator)
-        walCheckpoint = url.map { WALCheckpoint(storePath: $0.path, logger: Logger(label: "ObjectGraph.coordinator")) }
+    }
+
+    /// A coordinator over `store`, opened for `model`.
+    init(model: ManagedObjectModel, store: any PersistentStore) {
+        managedObjectModel = model
+        self.store = store
     }
 
     /// Whether the store was opened read-only.
@@ -57,46 +61,18 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {  // mutable
     /// Records every SQL statement the store runs, for tests and diagnostics.
     public var sqlTrace: (@Sendable (String) -> Void)? {
         get { store.trace }
-        set { writeLock.withLock { store.trace = newValue } }
+        set { store.trace = newValue }
     }
 
     var layout: StoreLayout { store.layout }
-    var rowCodec: RowCodec { RowCodec(layout: store.layout, store: store.identity) }
 
     func mapping(for entity: EntityDescription) -> EntityMapping { store.layout.mappings[entity.index] }
-
-    // MARK: Connections
-
-    /// Runs `body` on a reader connection (under the write lock for an in-memory store).
-    func read<T>(_ body: (SQLiteConnection) throws -> T) throws -> T {
-        if store.isClosed { throw closedError }
-        if store.isInMemory { return try writeLock.withLock { try body(store.writer) } }
-        return try store.withReaderConnection(body)
-    }
-
-    /// Runs `body` in a write transaction on the single writer connection; afterwards keeps
-    /// the write-ahead log bounded (``WALCheckpoint``).
-    func write<T>(_ body: (SQLiteConnection) throws -> T) throws -> T {
-        if store.isReadOnly {
-            throw StoreError(.readOnly, url: store.url, "the store was opened read-only (options: [.readOnly]), so nothing was written and the changes stay pending; open it without .readOnly to save")
-        }
-        return try writeLock.withLock {
-            if store.isClosed { throw closedError }
-            let result = try store.writer.writeTransaction { try body(store.writer) }
-            walCheckpoint?.afterCommit(store.writer)
-            return result
-        }
-    }
-
-    private var closedError: StoreError {
-        StoreError(.closed, url: store.url, "the store was closed (or deleted); open it again")
-    }
 
     /// Closes the store's connections once the saves under way finish. Every later fetch or
     /// save through this coordinator throws ``StoreError`` `.closed`. Call it before deleting
     /// or replacing the store file: SQLite must not have a file open while it is unlinked.
     public func close() {
-        writeLock.withLock { store.close() }
+        store.close()
     }
 
     // MARK: Contexts

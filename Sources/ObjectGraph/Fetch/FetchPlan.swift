@@ -1,52 +1,42 @@
 import Foundation
 
-/// A fetch request resolved against the model of one context: its entity and table, its
-/// predicate bound and compiled to SQL, its sort keys resolved. Built per fetch; holds no
-/// objects.
+/// A fetch request resolved against the model of one context: its entity, its predicate
+/// bound, its sort keys resolved. Built per fetch; holds no objects and no SQL (each store
+/// compiles ``query`` in its own dialect).
 struct FetchPlan {
     let entity: EntityDescription
-    let mapping: EntityMapping
-    /// The predicate bound to the entity, for judging unsaved objects in memory.
+    let includesSubentities: Bool
+    /// The predicate bound to the entity, for the store and for judging unsaved objects in memory.
     let predicate: BoundNode?
-    /// `" WHERE ..."` (entity condition and predicate) or empty.
-    let whereClause: String
-    let arguments: [SQLiteValue]
     let order: SortPlan
 
     /// The plan of `request`; without `sorted`, its sort keys are left out (counts, aggregates).
     init<T: ManagedObject>(_ request: FetchRequest<T>, _ context: ManagedObjectContext, sorted: Bool = true) throws {
         let entity = try context.fetchEntity(request)
         try self.init(entity: entity, predicate: request.predicate, includesSubentities: request.includesSubentities,
-                      sortKeys: sorted ? request.sortDescriptors : [], coordinator: context.persistentStoreCoordinator)
+                      sortKeys: sorted ? request.sortDescriptors : [])
     }
 
-    init(entity: EntityDescription, predicate: FetchPredicate?, includesSubentities: Bool, sortKeys: [SortKey],
-         coordinator: PersistentStoreCoordinator) throws {
+    init(entity: EntityDescription, predicate: FetchPredicate?, includesSubentities: Bool, sortKeys: [SortKey]) throws {
         self.entity = entity
-        mapping = coordinator.mapping(for: entity)
-        var compiler = PredicateSQLCompiler(layout: coordinator.layout)
-        var conditions: [String] = []
-        if let condition = mapping.entityCondition(includesSubentities: includesSubentities) { conditions.append(condition) }
+        self.includesSubentities = includesSubentities
         if let predicate {
             var binder = PredicateBinder(entity: entity)
-            let bound = try binder.bind(predicate.node)
-            self.predicate = bound
-            if case .constant(true) = bound {} else { conditions.append("(" + compiler.condition(bound) + ")") }
+            self.predicate = try binder.bind(predicate.node)
         } else {
             self.predicate = nil
         }
-        order = try SortPlan(sortKeys, entity: entity, compiler: &compiler)
-        whereClause = conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ")
-        arguments = compiler.arguments
+        order = try SortPlan(sortKeys, entity: entity)
     }
 
-    /// Whether the predicate admits every row (none, or `TRUEPREDICATE`): the entity
-    /// condition alone selects, and ``whereClause`` takes no arguments.
-    var admitsEveryRow: Bool {
-        guard let predicate else { return true }
-        if case .constant(true) = predicate { return true }
-        return false
+    /// What the store is asked: this plan, with a page (`limit` 0: all).
+    func query(limit: Int = 0, offset: Int = 0) -> StoreQuery {
+        StoreQuery(entity: entity, includesSubentities: includesSubentities, predicate: predicate, sortKeys: order.keys,
+                   limit: limit, offset: offset)
     }
+
+    /// Whether the predicate admits every row (none, or `TRUEPREDICATE`).
+    var admitsEveryRow: Bool { query().admitsEveryRow }
 
     /// Whether an object (typically an unsaved one) belongs in the results, judged in memory.
     func matches(_ object: ManagedObject, includesSubentities: Bool) -> Bool {
@@ -56,15 +46,12 @@ struct FetchPlan {
     }
 }
 
-/// Sort keys as SQL `ORDER BY` terms and as an in-memory comparator with the same order.
+/// Sort keys resolved against the model, and an in-memory comparator with the order a
+/// store gives them (SQLite's: NULL first, numbers, text, bytes).
 struct SortPlan {
-    var sql = ""
-    /// Each key's SQL expression and what follows it (collation and direction).
-    var clauses: [(expression: String, suffix: String)] = []
-    var keys: [(path: BoundPath, ascending: Bool, comparison: SortKey.Comparison)] = []
+    var keys: [BoundSortKey] = []
 
-    init(_ sortKeys: [SortKey], entity: EntityDescription, compiler: inout PredicateSQLCompiler) throws {
-        var terms: [String] = []
+    init(_ sortKeys: [SortKey], entity: EntityDescription) throws {
         for key in sortKeys {
             let path: BoundPath
             do {
@@ -72,24 +59,8 @@ struct SortPlan {
             } catch let error as FetchPredicateError where error.code == .unknownKey {
                 throw KeyValueError.unknownKey(key.key, entity: entity)
             }
-            let expression = compiler.expression(path)
-            let suffix = Self.suffix(for: key)
-            clauses.append((expression, suffix))
-            terms.append(expression + suffix)
-            keys.append((path, key.ascending, key.comparison))
+            keys.append(BoundSortKey(path: path, ascending: key.ascending, comparison: key.comparison))
         }
-        sql = terms.joined(separator: ", ")
-    }
-
-    /// The collation and direction that follow a sort key's expression.
-    static func suffix(for key: SortKey) -> String {
-        var suffix = ""
-        switch key.comparison {
-        case .binary: break
-        case .caseInsensitive: suffix += " COLLATE OG_NOCASE"
-        case .localizedStandard: suffix += " COLLATE OG_LOCALIZED"
-        }
-        return suffix + (key.ascending ? " ASC" : " DESC")
     }
 
     func areInIncreasingOrder(_ a: ManagedObject, _ b: ManagedObject) -> Bool {

@@ -1,6 +1,6 @@
 import Foundation
 
-extension SaveTransaction {
+extension SQLiteSaveTransaction {
     /// Enforces uniqueness constraints before this save writes anything, inside its
     /// transaction (so no other writer can interleave): after the save, no two rows of a
     /// constrained entity (sub-entities included) may hold equal values for a constraint's

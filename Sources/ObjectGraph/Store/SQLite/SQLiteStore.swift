@@ -1,12 +1,15 @@
 import CSQLite
 import Foundation
+import Logging
 
 /// A Core Data-layout SQLite store: the writer connection, a pool of reader connections, the
 /// layout that maps the model onto tables, and the store's metadata.
 ///
-/// Not thread-safe by itself: ``PersistentStoreCoordinator`` serializes the writer behind a
-/// lock and hands each reader to one thread at a time.
-final class SQLiteStore {
+/// Thread-safe: every write funnels through the single writer in `BEGIN IMMEDIATE`
+/// transactions behind `writeLock`, while reads take reader connections of their own (WAL
+/// mode), so a long read never blocks a save. An in-memory store reads on the writer, under
+/// the lock.
+final class SQLiteStore: PersistentStore {
     /// The file, or nil for an in-memory store.
     let url: URL?
     let model: ManagedObjectModel
@@ -17,11 +20,20 @@ final class SQLiteStore {
     private let readerPath: String
     private(set) var metadata: StoreMetadata
     private let readerLock = NSLock()
+    private let writeLock = NSLock()
+    /// Keeps the file store's log bounded after commits (nil in memory); used under `writeLock`.
+    private var walCheckpoint: WALCheckpoint?
     private var idleReaders: [SQLiteConnection] = []
     /// Set by tests to record every statement executed on any of this store's connections.
     var trace: (@Sendable (String) -> Void)? {
-        didSet { writer.trace = trace }
+        get { traceLock.withLock { storedTrace } }
+        set {
+            traceLock.withLock { storedTrace = newValue }
+            writeLock.withLock { writer.trace = newValue }
+        }
     }
+    private let traceLock = NSLock()
+    private var storedTrace: (@Sendable (String) -> Void)?
 
     var isInMemory: Bool { url == nil }
     /// Opened with `SQLITE_OPEN_READONLY`: writes throw `StoreError.readOnly`.
@@ -36,6 +48,8 @@ final class SQLiteStore {
     /// Closes the writer and every reader; later uses throw. A reader in use is closed
     /// when it comes back.
     func close() {
+        writeLock.lock()
+        defer { writeLock.unlock() }
         isClosed = true
         writer.close()
         readerLock.withLock {
@@ -74,6 +88,7 @@ final class SQLiteStore {
         layout = opened.layout
         metadata = opened.metadata
         identity = StoreIdentity.of(uuid: opened.metadata.uuid, model: model)
+        walCheckpoint = url.map { WALCheckpoint(storePath: $0.path, logger: Logger(label: "ObjectGraph.coordinator")) }
         // Only once the store is known to fit the model: a refused file keeps its header.
         if url != nil && !readOnly {
             do {
@@ -85,7 +100,32 @@ final class SQLiteStore {
         }
     }
 
-    // MARK: Readers
+    // MARK: Connections
+
+    /// Runs `body` on a reader connection (on the writer, under the write lock, in memory).
+    func read<T>(_ body: (SQLiteConnection) throws -> T) throws -> T {
+        if isClosed { throw closedError }
+        if isInMemory { return try writeLock.withLock { try body(writer) } }
+        return try withReaderConnection(body)
+    }
+
+    /// Runs `body` in a write transaction on the single writer connection; afterwards keeps
+    /// the write-ahead log bounded (``WALCheckpoint``).
+    func write<T>(_ body: (SQLiteConnection) throws -> T) throws -> T {
+        if isReadOnly {
+            throw StoreError(.readOnly, url: url, "the store was opened read-only (options: [.readOnly]), so nothing was written and the changes stay pending; open it without .readOnly to save")
+        }
+        return try writeLock.withLock {
+            if isClosed { throw closedError }
+            let result = try writer.writeTransaction { try body(writer) }
+            walCheckpoint?.afterCommit(writer)
+            return result
+        }
+    }
+
+    private var closedError: StoreError {
+        StoreError(.closed, url: url, "the store was closed (or deleted); open it again")
+    }
 
     /// Runs `body` with a reader connection of its own (the writer, for an in-memory store,
     /// which the caller must hold the write lock for).

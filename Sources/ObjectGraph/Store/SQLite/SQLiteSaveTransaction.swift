@@ -1,35 +1,22 @@
 import Foundation
 import OrderedCollections
 
-/// The writes of one save, inside one `BEGIN IMMEDIATE` transaction on the writer.
+/// The writes of one save in SQLite, inside one `BEGIN IMMEDIATE` transaction on the writer.
 ///
 /// It reads the context's objects but changes none of them: everything it decides (new
 /// keys, versions, values chosen by the merge policy) comes back as a ``SaveOutcome`` that
 /// the context applies only after `COMMIT`, so a failed save leaves the context as it was.
-struct SaveTransaction {
+struct SQLiteSaveTransaction {
+    typealias Update = SaveRequest.Update
+    typealias Outcome = SaveOutcome
     let connection: SQLiteConnection
     let layout: StoreLayout
     let store: StoreIdentity
-    let policy: MergePolicy
-    let inserted: [ManagedObject]
-    let updated: [Update]
-    let deleted: [ManagedObject]
-
-    /// An updated object with the slots that changed.
-    struct Update {
-        let object: ManagedObject
-        let changes: ChangedSlots
-    }
-
-    struct Outcome {
-        /// Primary keys of the inserted objects, by temporary ID.
-        var keys = TemporaryKeys()
-        /// Values and version of updated objects whose conflict the merge policy resolved
-        /// (any other updated object keeps its values at version + 1).
-        var resolved: [ObjectIdentifier: (values: ContiguousArray<SlotValue>, version: Int64)] = [:]
-        /// Updated objects whose rows someone else deleted (resolved in favour of the delete).
-        var vanished: [ManagedObject] = []
-    }
+    let request: SaveRequest
+    var policy: MergePolicy { request.policy }
+    var inserted: [ManagedObject] { request.inserted }
+    var updated: [Update] { request.updated }
+    var deleted: [ManagedObject] { request.deleted }
 
     /// Inserted objects of one root entity, with the last key before the block they got.
     private struct KeyBlock {
@@ -170,54 +157,22 @@ struct SaveTransaction {
         if try write(values, changed, version: version, object, plan, &binder, &statements, &bound) { return }
         let mapping = layout.mappings[object.entity.index]
         // The row changed (or vanished) since it was read.
-        guard let row = try currentRow(of: object, mapping) else {
-            // Deleted by someone else: under the error policy a conflict; under any other
-            // policy the deletion wins and the object leaves this context after the save.
-            if policy == .error {
-                conflicts.append(.init(objectID: object.objectID, snapshotVersion: object.version, storeVersion: nil))
-            } else {
-                outcome.vanished.append(object)
+        let row = try currentRow(of: object, mapping)
+        switch SaveConflictResolution.resolve(object, values: values, changed: changed, stored: row, policy: policy, mapping: mapping) {
+        case .conflict(let storeVersion):
+            conflicts.append(.init(objectID: object.objectID, snapshotVersion: object.version, storeVersion: storeVersion))
+        case .vanished:
+            outcome.vanished.append(object)
+        case .keepStored(let stored, let storedVersion):
+            outcome.resolved[ObjectIdentifier(object)] = (stored, storedVersion)
+        case .rewrite(let merged, let slots, let storedVersion):
+            (values, changed, version) = (merged, slots, storedVersion)
+            guard try write(values, changed, version: version, object, plan, &binder, &statements, &bound) else {
+                conflicts.append(.init(objectID: object.objectID, snapshotVersion: object.version, storeVersion: storedVersion))
+                return
             }
-            return
+            outcome.resolved[ObjectIdentifier(object)] = (values, version + 1)
         }
-        switch policy {
-        case .error:
-            conflicts.append(.init(objectID: object.objectID, snapshotVersion: object.version, storeVersion: row.version))
-            return
-        case .rollback:
-            outcome.resolved[ObjectIdentifier(object)] = (Self.keepingUnstored(row.values, from: values), row.version)
-            return
-        case .overwrite:
-            changed = .all(values.count)
-        case .mergeByPropertyObjectTrump:
-            var merged = Self.keepingUnstored(row.values, from: values)
-            changed.forEach { merged[$0] = values[$0] }
-            values = merged
-            changed = .all(values.count)
-        case .mergeByPropertyStoreTrump:
-            for slot in values.indices where mapping.columnBySlot[slot] != nil && row.values[slot] != object.snapshot[slot] {
-                values[slot] = row.values[slot]
-            }
-            changed = .all(values.count)
-        }
-        version = row.version
-        guard try write(values, changed, version: version, object, plan, &binder, &statements, &bound) else {
-            conflicts.append(.init(objectID: object.objectID, snapshotVersion: object.version, storeVersion: row.version))
-            return
-        }
-        outcome.resolved[ObjectIdentifier(object)] = (values, version + 1)
-    }
-
-    /// `stored` with the slots the store does not hold (transient, to-many) taken from `local`.
-    private static func keepingUnstored(_ stored: ContiguousArray<SlotValue>, from local: ContiguousArray<SlotValue>) -> ContiguousArray<SlotValue> {
-        var result = stored
-        for slot in result.indices {
-            switch result[slot] {
-            case .unloaded: result[slot] = local[slot]
-            default: break
-            }
-        }
-        return result
     }
 
     /// UPDATE with the version check; false when no row had that version.
@@ -268,9 +223,9 @@ struct SaveTransaction {
         return connection.changes == 1
     }
 
-    private func currentRow(of object: ManagedObject, _ mapping: EntityMapping) throws -> RowCodec.Row? {
+    private func currentRow(of object: ManagedObject, _ mapping: EntityMapping) throws -> StoreRow? {
         let codec = RowCodec(layout: layout, store: store)
-        var row: RowCodec.Row?
+        var row: StoreRow?
         try connection.query("SELECT \(mapping.table.selectList) FROM \(mapping.table.name) t WHERE t.Z_PK = ?",
                              [.integer(object.objectID.key)]) { row = codec.decode($0) }
         return row

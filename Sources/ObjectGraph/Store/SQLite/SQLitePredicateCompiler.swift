@@ -10,7 +10,7 @@ import Foundation
 /// through the join table for many-to-many). Plain comparisons stay plain SQL (`>`, `=`,
 /// `substr(...) = ?`, `instr`) so SQLite runs them at full speed; `[c]`, `[d]`, `LIKE` and
 /// `MATCHES` call `og_str`, the Swift function that ``StringComparison`` implements.
-struct PredicateSQLCompiler {
+struct SQLitePredicateCompiler {
     let layout: StoreLayout
     private(set) var arguments: [SQLiteValue] = []
     private var aliasCounter = 0
@@ -37,22 +37,8 @@ struct PredicateSQLCompiler {
     }
 
     private mutating func bind(_ value: SlotValue) -> String {
-        arguments.append(Self.sqliteValue(value))
+        arguments.append(value.storedValue)
         return "?"
-    }
-
-    static func sqliteValue(_ value: SlotValue) -> SQLiteValue {
-        switch value {
-        case .null, .unloaded, .objects: return .null
-        case .int(let v): return .integer(v)
-        case .double(let v): return .real(v)
-        case .text(let v): return .text(v)
-        case .blob(let v): return .blob(v)
-        case .uuid(let v): return .blob(v.blobData)
-        case .decimal(let v): return .real(v.storedDouble)
-        case .url(let v): return .text(v.absoluteString)
-        case .object(let id): return .integer(id.key)
-        }
     }
 
     // MARK: Nodes
@@ -82,7 +68,7 @@ struct PredicateSQLCompiler {
         let leftArguments = Array(arguments[mark...])
         var used = false
         /// `left` again: its parameters are bound again for each further use.
-        func reuse(_ compiler: inout PredicateSQLCompiler) -> String {
+        func reuse(_ compiler: inout SQLitePredicateCompiler) -> String {
             if used { compiler.arguments += leftArguments }
             used = true
             return left
@@ -106,7 +92,7 @@ struct PredicateSQLCompiler {
                 terms.append("\(target) IN (SELECT value FROM json_each(?))")
             } else if !values.isEmpty {
                 let target = reuse(&self)
-                ParameterList.append(values.map(Self.sqliteValue), to: &arguments)
+                ParameterList.append(values.map(\.storedValue), to: &arguments)
                 terms.append("\(target) IN (\(ParameterList.placeholders(values.count)))")
             }
             if values.count < items.count { terms.append("\(reuse(&self)) IS NULL") }

@@ -1,18 +1,13 @@
 import CSQLite
 import Foundation
 
-/// Reads rows of a table's select list into slot buffers, and binds slot values to
+/// Reads rows of a SQLite table's select list into slot buffers, and binds slot values to
 /// statements. Type-directed by the model: no dictionaries keyed by names, no boxing.
 struct RowCodec {
     let layout: StoreLayout
     let store: StoreIdentity
 
-    /// A decoded row: its object ID, version and values in the entity's slot order.
-    struct Row {
-        var id: ObjectID
-        var version: Int64
-        var values: ContiguousArray<SlotValue>
-    }
+    typealias Row = StoreRow
 
     /// Decodes the current row of `statement`, whose columns are the table's select list
     /// starting at `offset`. Returns nil for a row whose `Z_ENT` is not in the model.

@@ -162,7 +162,7 @@ struct MigrationPlan {
     /// or its default; a required attribute without a default stops at a missing value.
     private func attributeExpression(_ attribute: AttributeDescription, entity: EntityDescription, column: String,
                                      sourceTable: String, arguments: inout [SQLiteValue]) throws -> String {
-        let defaultValue = attribute.defaultValue.map { PredicateSQLCompiler.sqliteValue($0()) } ?? .null
+        let defaultValue = attribute.defaultValue.map { $0().storedValue } ?? .null
         let hasDefault = defaultValue != .null
         var expression = "NULL"
         var converted = false

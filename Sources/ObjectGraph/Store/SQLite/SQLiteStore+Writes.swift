@@ -1,0 +1,60 @@
+import Foundation
+
+// The writes of ``PersistentStore`` in SQLite: each in one `BEGIN IMMEDIATE` transaction on
+// the single writer.
+extension SQLiteStore {
+    func uniquenessConflicts(_ save: SaveRequest) throws -> [ConstraintConflictError.Conflict] {
+        try read { connection in
+            try SQLiteSaveTransaction(connection: connection, layout: layout, store: identity, request: save).uniquenessConflicts()
+        }
+    }
+
+    func save(_ save: SaveRequest) throws -> SaveOutcome {
+        let transaction = SQLiteSaveTransaction(connection: writer, layout: layout, store: identity, request: save)
+        _ = writer.takeRecomputedRows()
+        var outcome: SaveOutcome
+        do {
+            outcome = try write { _ in try transaction.run() }
+        } catch {
+            _ = writer.takeRecomputedRows()
+            throw error
+        }
+        outcome.recomputedRows = writer.takeRecomputedRows()
+        return outcome
+    }
+
+    func batchDelete(_ query: StoreQuery, listingIDs: Bool) throws -> BatchDeleteOutcome {
+        let select = SQLiteSelect(query, layout: layout)
+        return try write { connection in
+            var deleter = SQLiteBatchDeleter(store: self, connection: connection)
+            let listed: [ObjectID]
+            if query.admitsEveryRow {
+                listed = listingIDs ? try deleter.selectIDs(select) : []
+                try deleter.selectEntities(select, includesSubentities: query.includesSubentities)
+            } else {
+                listed = try deleter.selectAndKeepIDs(select)
+            }
+            let count = try deleter.delete(select)
+            return BatchDeleteOutcome(count: count, listed: listed, deleted: deleter.deleted, cascaded: deleter.cascaded,
+                                      deletedEntities: deleter.deletedEntities, nullified: try deleter.readRows(deleter.nullified))
+        }
+    }
+
+    func batchUpdate(_ query: StoreQuery, _ values: [(attribute: AttributeDescription, value: SlotValue)]) throws -> [StoreRow] {
+        let select = SQLiteSelect(query, layout: layout)
+        let mapping = select.mapping
+        let assignments = values.map { "\(mapping.columnBySlot[$0.attribute.slot]!) = ?" }
+        let arguments = values.map(\.value.storedValue)
+        return try write { connection in
+            let deleter = SQLiteBatchDeleter(store: self, connection: connection)
+            let selected = try deleter.selectIDs(select)
+            if !assignments.isEmpty {
+                for chunk in selected.chunks(500) {
+                    let sql = "UPDATE \(mapping.table.name) SET \(assignments.joined(separator: ", ")), Z_OPT = Z_OPT + 1 WHERE Z_PK IN (\(SQLiteBatchDeleter.marks(chunk.count)))"
+                    try connection.run(sql, arguments + chunk.map { .integer($0.key) })
+                }
+            }
+            return try deleter.readRows(selected)
+        }
+    }
+}
