@@ -27,13 +27,13 @@ final class FailedReadTests: FaultInjectedStoreTestCase {
                 XCTAssertEqual(loaded.firstName, "Ann", "read #\(nth) failed without an error, yet the values are right")
                 if FaultInjector.failures == 0 { break }
                 continue
-            } catch let error as SQLiteError {
-                thrown += 1
-                XCTAssertEqual(error.code, FaultInjector.Operation.read.failureCode, "\(error)")
-            } catch let error as StoreError {
+            } catch let error as StoreError where error.code == .cannotOpen {
                 thrown += 1          // opening the reader connection read the file
-                XCTAssertEqual(error.code, .cannotOpen, "\(error)")
                 XCTAssertTrue("\(error)".contains("disk I/O error"), "\(error)")
+            } catch let error as StoreError {
+                thrown += 1
+                XCTAssertEqual(error.code, .ioError, "a read's SQLite error comes out as a store error: \(error)")
+                XCTAssertEqual(error.sqliteError?.code, FaultInjector.Operation.read.failureCode, "\(error)")
             }
             FaultInjector.disarm()
             XCTAssertTrue(fault.isFault, "read #\(nth)")

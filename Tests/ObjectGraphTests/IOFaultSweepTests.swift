@@ -36,11 +36,14 @@ final class IOFaultSweepTests: FaultInjectedStoreTestCase {
                 XCTAssertEqual(fetched.count, 201, "read #\(nth) did not fail the fetch, whose result is complete")
                 if FaultInjector.failures == 0 { break }
                 continue
-            } catch let error as SQLiteError {
-                XCTAssertEqual(error.code, FaultInjector.Operation.read.failureCode, "\(error)")
-                XCTAssertNotNil(error.remedy, "the error says what to do: \(error)")
+            } catch let error as StoreError where error.code == .cannotOpen {
+                // Opening the reader connection read the file.
+                XCTAssertNotNil(error.sqliteError, "\(error)")
             } catch let error as StoreError {
-                XCTAssertEqual(error.code, .cannotOpen, "opening the reader connection read the file: \(error)")
+                XCTAssertEqual(error.code, .ioError, "a read's SQLite error comes out as a store error: \(error)")
+                XCTAssertEqual(error.sqliteError?.code, FaultInjector.Operation.read.failureCode, "\(error)")
+                XCTAssertNotNil(error.sqliteError?.remedy, "the error says what to do: \(error)")
+                XCTAssertTrue(error.message.contains("check the disk"), "\(error)")
             }
             FaultInjector.disarm()
             failed += 1

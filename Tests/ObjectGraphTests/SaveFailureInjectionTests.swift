@@ -77,12 +77,13 @@ final class SaveFailureInjectionTests: FaultInjectedStoreTestCase {
         do {
             try context.save()
             FaultInjector.disarm()
-        } catch let error as SQLiteError {
+        } catch let error as StoreError {
             FaultInjector.disarm()
             XCTAssertEqual(FaultInjector.failures, 1, "\(operation) #\(nth) failed the save: \(error)", file: file, line: line)
-            XCTAssertEqual(error.code, operation.failureCode, "\(error)", file: file, line: line)
+            XCTAssertEqual(error.code, .ioError, "a save's SQLite error comes out as a store error: \(error)", file: file, line: line)
+            XCTAssertEqual(error.sqliteError?.code, operation.failureCode, "\(error)", file: file, line: line)
             XCTAssertTrue("\(error)".contains("disk I/O error"), "\(error)", file: file, line: line)
-            XCTAssertNotNil(error.sql, "the error names the statement that failed: \(error)", file: file, line: line)
+            XCTAssertNotNil(error.sqliteError?.sql, "the error names the statement that failed: \(error)", file: file, line: line)
             XCTAssertEqual(try SQLiteFile(url).dump(), before, "\(operation) #\(nth): the store is as before the save", file: file, line: line)
             XCTAssertTrue(context.hasChanges, "\(operation) #\(nth)", file: file, line: line)
             XCTAssertEqual(try pending(context), expected, "\(operation) #\(nth): the changes are still pending", file: file, line: line)

@@ -18,7 +18,7 @@ extension ManagedObjectContext {
     /// - Throws: ``FetchPredicateError``: `unknownKey`; `typeMismatch` for `.sum`/`.average`
     ///   of a non-number, and for anything but `.count` of a Decimal, Date, String or other
     ///   attribute a Double would misstate (use ``aggregate(_:of:as:for:)``, as the message
-    ///   says); ``SQLiteError`` when the store fails.
+    ///   says); ``StoreError`` when the store fails.
     public func aggregate<T: ManagedObject>(_ function: AggregateFunction, of keyPath: String,
                                             for request: FetchRequest<T> = FetchRequest<T>()) throws -> Double? {
         let value = try aggregateValue(function, of: keyPath, for: request) { entity, type in
@@ -54,7 +54,7 @@ extension ManagedObjectContext {
     /// - Returns: nil for `.average`, `.min` and `.max` over no objects; `.sum` and `.count`
     ///   give 0.
     /// - Throws: ``FetchPredicateError`` (`typeMismatch`) naming the attribute, its type and
-    ///   `type` when the result cannot be read as `type`; `unknownKey`; ``SQLiteError``.
+    ///   `type` when the result cannot be read as `type`; `unknownKey`; ``StoreError``.
     public func aggregate<T: ManagedObject, V: AttributeValue>(_ function: AggregateFunction, of keyPath: String, as type: V.Type,
                                                                for request: FetchRequest<T> = FetchRequest<T>()) throws -> V? {
         var attributeType: AttributeType?
@@ -95,7 +95,7 @@ extension ManagedObjectContext {
     ///
     /// - Throws: ``FetchPredicateError`` (`typeMismatch`) when `type` cannot hold the
     ///   attribute's values (a `String` for an integer attribute, an `Int16` for an `Int`
-    ///   one); `unknownKey`; ``SQLiteError``.
+    ///   one); `unknownKey`; ``StoreError``.
     ///
     /// ```swift
     /// let lastNames = try context.distinctValues(of: "lastName", as: String.self, for: FetchRequest<Employee>())

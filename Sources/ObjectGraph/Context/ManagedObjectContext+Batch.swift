@@ -20,7 +20,7 @@ extension ManagedObjectContext {
     ///   unless ``BatchDeleteRequest/resultType`` asks for ``BatchDeleteRequest/ResultType/objectIDs``,
     ///   and each context makes one pass over its registered objects.
     /// - Throws: ``BatchRequestError`` (`denied`) when a deny rule finds destinations,
-    ///   ``FetchPredicateError`` for a bad predicate, ``SQLiteError``; the store is then unchanged.
+    ///   ``FetchPredicateError`` for a bad predicate, ``StoreError``; the store is then unchanged.
     @discardableResult
     public func execute(_ request: BatchDeleteRequest) throws -> BatchResult {
         willAccess()
@@ -46,7 +46,7 @@ extension ManagedObjectContext {
     /// show the new values (objects with unsaved changes keep theirs until they save).
     ///
     /// - Throws: ``BatchRequestError`` (`invalidUpdate`) for a key that is not a stored
-    ///   attribute or a value of the wrong type; ``FetchPredicateError``; ``SQLiteError``.
+    ///   attribute or a value of the wrong type; ``FetchPredicateError``; ``StoreError``.
     @discardableResult
     public func execute(_ request: BatchUpdateRequest) throws -> BatchResult {
         willAccess()

@@ -24,7 +24,7 @@ extension ManagedObjectContext {
     /// attribute's type.
     ///
     /// - Throws: ``FetchPredicateError`` for an unknown key or a having predicate that names
-    ///   something not fetched; ``SQLiteError`` when the store fails.
+    ///   something not fetched; ``StoreError`` when the store fails.
     public func fetchDictionaries<T: ManagedObject>(_ request: FetchRequest<T>) throws -> [[String: Any]] {
         willAccess()
         let entity = try fetchEntity(request)

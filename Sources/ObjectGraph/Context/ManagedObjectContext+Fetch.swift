@@ -14,7 +14,7 @@ extension ManagedObjectContext {
     ///   predicate and sort run only over the context's unsaved changes to the entity.
     /// - Throws: ``FetchPredicateError`` for an unknown key or a type mismatch in the predicate,
     ///   ``KeyValueError`` for an unknown sort key, ``ModelError`` for an unknown entity,
-    ///   ``SQLiteError`` when the store fails.
+    ///   ``StoreError`` when the store fails.
     public func fetch<T: ManagedObject>(_ request: FetchRequest<T>) throws -> [T] {
         willAccess()
         processPendingChanges()

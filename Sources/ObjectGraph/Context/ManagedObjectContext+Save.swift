@@ -16,7 +16,7 @@ extension ManagedObjectContext {
     /// have permanent IDs, `didSave()` runs, `.didSave` observers hear the change, and other
     /// contexts merge it.
     ///
-    /// - Throws: ``ValidationError``, ``MergeConflictError``, ``ConstraintConflictError``, ``SQLiteError``, or
+    /// - Throws: ``ValidationError``, ``MergeConflictError``, ``ConstraintConflictError``, ``StoreError``, or
     ///   ``ContextError`` when `willSave()` hooks never stop changing objects. On any failure
     ///   the store is as it was and this context's changes (the hooks' too) stay pending.
     public func save() throws {

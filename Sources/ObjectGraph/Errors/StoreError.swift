@@ -49,6 +49,14 @@ public struct StoreError: Error, CustomStringConvertible, Sendable {
         public static let connectionLost = Code(name: "connectionLost")
         /// The database server refused a statement (``DatabaseServerError`` is `underlying`).
         public static let serverError = Code(name: "serverError")
+        /// The disk holding the store is full (SQLite's `SQLITE_FULL`).
+        public static let diskFull = Code(name: "diskFull")
+        /// The operating system reported an I/O error while the store read or wrote
+        /// (SQLite's `SQLITE_IOERR`).
+        public static let ioError = Code(name: "ioError")
+        /// The store's database failed a statement for another reason (the SQLite or server
+        /// error is `underlying`).
+        public static let databaseError = Code(name: "databaseError")
         public var description: String { name }
     }
 

@@ -103,23 +103,33 @@ final class SQLiteStore: PersistentStore {
     // MARK: Connections
 
     /// Runs `body` on a reader connection (on the writer, under the write lock, in memory).
+    /// A ``SQLiteError`` comes out as the ``StoreError`` that says what it means.
     func read<T>(_ body: (SQLiteConnection) throws -> T) throws -> T {
         if isClosed { throw closedError }
-        if isInMemory { return try writeLock.withLock { try body(writer) } }
-        return try withReaderConnection(body)
+        do {
+            if isInMemory { return try writeLock.withLock { try body(writer) } }
+            return try withReaderConnection(body)
+        } catch let error as SQLiteError {
+            throw StoreError(error, url: url)
+        }
     }
 
     /// Runs `body` in a write transaction on the single writer connection; afterwards keeps
-    /// the write-ahead log bounded (``WALCheckpoint``).
+    /// the write-ahead log bounded (``WALCheckpoint``). A ``SQLiteError`` comes out as the
+    /// ``StoreError`` that says what it means; the transaction was rolled back.
     func write<T>(_ body: (SQLiteConnection) throws -> T) throws -> T {
         if isReadOnly {
             throw StoreError(.readOnly, url: url, "the store was opened read-only (options: [.readOnly]), so nothing was written and the changes stay pending; open it without .readOnly to save")
         }
         return try writeLock.withLock {
             if isClosed { throw closedError }
-            let result = try writer.writeTransaction { try body(writer) }
-            walCheckpoint?.afterCommit(writer)
-            return result
+            do {
+                let result = try writer.writeTransaction { try body(writer) }
+                walCheckpoint?.afterCommit(writer)
+                return result
+            } catch let error as SQLiteError {
+                throw StoreError(error, url: url)
+            }
         }
     }
 
