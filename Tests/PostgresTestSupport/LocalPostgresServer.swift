@@ -26,13 +26,15 @@ struct LocalPostgresServer: Sendable {
 
     /// Makes a cluster in a new temporary folder and starts a server on a free port, as the
     /// `postgres` user when this process is root; throws with the server log's tail if it
-    /// does not start. Launches a watchdog that stops the server and removes the folder if
-    /// this process dies without running `stop()` (a crash, a signal).
+    /// does not start. First launches a watchdog that stops the server and removes the folder
+    /// if this process dies without running `stop()` (a crash, a signal).
     static func start() throws(PostgresTestServerError) -> LocalPostgresServer {
         let (initdb, pgCtl) = try PostgresPrograms.serverPrograms()
         let owner = try ServerOwner.current()
         let folder = try makeFolder(owner: owner)
         do throws(PostgresTestServerError) {
+            // First, so that a process killed while the server starts leaves nothing behind.
+            try launchWatchdog(folder: folder, pgCtl: pgCtl, owner: owner)
             try initializeCluster(initdb: initdb, in: folder, owner: owner)
             var attempt = 0
             while true {
@@ -45,11 +47,10 @@ struct LocalPostgresServer: Sendable {
                     if attempt < 3 && server.portWasTaken { continue }
                     throw error
                 }
-                try server.launchWatchdog()
                 return server
             }
         } catch {
-            // A server that half started (or started without its watchdog) is stopped too.
+            // A server that half started is stopped too.
             let (executable, arguments) = owner.command(pgCtl, ["stop", "-D", folder.path + "/data", "-m", "immediate"])
             _ = try? TimedCommand.run(executable, arguments, display: "pg_ctl stop -m immediate",
                                       directory: folder, timeout: 60)
@@ -148,8 +149,10 @@ struct LocalPostgresServer: Sendable {
     }
 
     /// A detached shell that waits for this process to end and then, if the folder is still
-    /// there (`stop()` did not run), stops the server at once and removes the folder.
-    private func launchWatchdog() throws(PostgresTestServerError) {
+    /// there (`stop()` did not run: a crash, a signal), stops the server at once (if it runs)
+    /// and removes the folder.
+    private static func launchWatchdog(folder: URL, pgCtl: String,
+                                       owner: ServerOwner) throws(PostgresTestServerError) {
         let script = """
             pid=$1; folder=$2; shift 2
             trap '' INT HUP TERM
@@ -157,7 +160,7 @@ struct LocalPostgresServer: Sendable {
             if [ -d "$folder" ]; then "$@"; rm -rf "$folder"; fi
             """
         let (stopExecutable, stopArguments) = owner.command(
-            pgCtl, ["stop", "-D", dataFolder.path, "-m", "immediate", "-w", "-t", "30"])
+            pgCtl, ["stop", "-D", folder.path + "/data", "-m", "immediate", "-w", "-t", "30"])
         try TimedCommand.launchDetached(
             "/bin/sh",
             ["-c", script, "postgres-test-server-watchdog", String(getpid()), folder.path,
