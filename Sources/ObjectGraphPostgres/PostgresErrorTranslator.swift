@@ -53,7 +53,7 @@ struct PostgresErrorTranslator: Sendable {
         case .authMechanismRequiresPassword:
             return "\(server) asks user \"\(address.user)\" for a password and the URL has none. Add it: postgres://user:password@host/database."
         case .unsupportedAuthMechanism, .saslError:
-            return "\(server) asks for a kind of authentication this driver does not support (\(error)). Use password (scram-sha-256 or md5) or trust for this user in the server's pg_hba.conf."
+            return "\(server) asks for a kind of authentication this driver does not support (\(Self.summary(of: error))). Use password (scram-sha-256 or md5) or trust for this user in the server's pg_hba.conf."
         case .connectionError:
             return unreachableMessage(error.underlying ?? error)
         default:
@@ -76,7 +76,7 @@ struct PostgresErrorTranslator: Sendable {
         if case ChannelError.connectTimeout = error {
             return "\(server) did not answer within \(timeout). Check the host and port in the URL, and that no firewall drops the connection."
         }
-        return "\(server) cannot be reached: \(error). Check the host and port in the URL and that the server runs."
+        return "\(server) cannot be reached: \(Self.summary(of: error)). Check the host and port in the URL and that the server runs."
     }
 
     private var unknownHostMessage: String {
@@ -121,7 +121,7 @@ struct PostgresErrorTranslator: Sendable {
         StatementFailure(
             error: StoreError(
                 .connectionLost, url: address.url,
-                "The connection to \(server) broke; the server rolled back a transaction under way. Run the work again: the next call connects anew.",
+                "The connection to \(server) broke (\(Self.summary(of: error))); the server rolled back a transaction under way. Run the work again: the next call connects anew.",
                 underlying: error
             ),
             connectionBroke: true
@@ -157,6 +157,17 @@ struct PostgresErrorTranslator: Sendable {
             ),
             connectionBroke: false
         )
+    }
+
+    /// A short account of `error` for messages and logs. PSQLError's own description is a
+    /// fixed text (so that statements and data never leak into logs): this one names its code,
+    /// the server's message and the error behind it, never the statement or its parameters.
+    static func summary(of error: any Error) -> String {
+        guard let error = error as? PSQLError else { return "\(error)" }
+        var text = "\(error.code)"
+        if let message = error.serverInfo?[.message] { text += ": \(message)" }
+        if let underlying = error.underlying { text += ": \(summary(of: underlying))" }
+        return text
     }
 
     /// What to do about an error of class `sqlState`.

@@ -121,7 +121,7 @@ final class PostgresNotificationListener: Sendable {
                 if failures == 0 {
                     logger.warning(
                         "The PostgreSQL connection listening on channel \"\(channel)\" broke; connecting again",
-                        metadata: ["error": "\(error)"]
+                        metadata: ["error": "\(PostgresErrorTranslator.summary(of: error))"]
                     )
                 }
             }

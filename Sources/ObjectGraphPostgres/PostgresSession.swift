@@ -73,7 +73,7 @@ final class PostgresSession: DatabaseServerSession {
                 connectionBroke = true
                 // A statement may still be under way on it: close it so no later one waits behind it.
                 connection.closeInBackground()
-                logger.debug("A PostgreSQL connection broke", metadata: ["connection": "\(connection.id)", "error": "\(error)"])
+                logger.debug("A PostgreSQL connection broke", metadata: ["connection": "\(connection.id)", "error": "\(PostgresErrorTranslator.summary(of: error))"])
             }
             throw failure.error
         }

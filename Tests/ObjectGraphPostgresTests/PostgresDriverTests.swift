@@ -175,6 +175,21 @@ final class PostgresDriverTests: XCTestCase {
         XCTAssertEqual(try driver.withSession { try $0.rows("SELECT 2") }, [[.integer(2)]])
     }
 
+    func testAStatementTheServerDoesNotCancelTimesOutOnTheClient() throws {
+        let driver = try PostgresDriver(url: try PostgresTestServer.newDatabase("deadline"), timeout: .seconds(1), poolSize: 1)
+        defer { driver.close() }
+        let started = ContinuousClock.now
+        let error = driver.withSessionError { session in
+            try session.execute("SET statement_timeout = 0", [])
+            _ = try session.rows("SELECT pg_sleep(4)")
+        }
+        XCTAssertEqual(error?.code, .timeout)
+        XCTAssertTrue(error?.message.contains("the connection was closed") == true, error?.message ?? "")
+        XCTAssertLessThan(ContinuousClock.now - started, .seconds(4))
+        // The abandoned connection was dropped: a new one has the server's timeout again.
+        XCTAssertEqual(try driver.withSession { try $0.rows("SHOW statement_timeout") }, [[.text("1s")]])
+    }
+
     func testAConnectionEndedDuringASessionIsLostAndTheNextCallConnectsAgain() throws {
         let url = try PostgresTestServer.newDatabase("lost")
         let driver = try PostgresDriver(url: url, poolSize: 1)
@@ -215,11 +230,18 @@ final class PostgresDriverTests: XCTestCase {
         let driver = try PostgresDriver(url: url)
         defer { driver.close() }
         let inbox = Inbox()
-        try driver.listen("changes") { inbox.add($0) }
+        let answers = Mutex<[[[SQLiteValue]]]>([])
+        try driver.listen("changes") { payload in
+            // The handler runs off the driver's event loop, so it may call the driver.
+            let answer = try? driver.withSession { try $0.rows("SELECT 1") }
+            answers.withLock { $0.append(answer ?? []) }
+            inbox.add(payload)
+        }
         try PostgresTestServer.psql("NOTIFY changes, 'from psql'", database: url)
         try driver.withSession { _ = try $0.rows("SELECT pg_notify('changes', $1)", [.text("from the driver")]) }
         XCTAssertTrue(inbox.wait { $0.count == 2 }, "\(inbox.items)")
         XCTAssertEqual(inbox.items, ["from psql", "from the driver"])
+        XCTAssertEqual(answers.withLock { $0 }, [[[.integer(1)]], [[.integer(1)]]])
     }
 
     func testTheListenerConnectsAgainAndSaysNotificationsMayHaveBeenMissed() throws {
