@@ -43,7 +43,7 @@ final class PostgresConnectionPool: @unchecked Sendable {
     /// A connection for one session: an idle one, a new one while fewer than `capacity` are
     /// open, or the next one given back (for at most the timeout).
     func checkOut() throws(StoreError) -> PostgresConnection {
-        let deadline = Date.now.addingTimeInterval(timeout.seconds)
+        let deadline = Date.now.addingTimeInterval(timeout.timeInterval)
         condition.lock()
         while true {
             if isClosed {
@@ -137,13 +137,6 @@ final class PostgresConnectionPool: @unchecked Sendable {
             return connections
         }
         for connection in connections { connection.closeInBackground() }
-    }
-}
-
-extension Duration {
-    /// The length in seconds.
-    var seconds: TimeInterval {
-        Double(components.seconds) + Double(components.attoseconds) / 1e18
     }
 }
 

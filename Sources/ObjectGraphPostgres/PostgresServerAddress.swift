@@ -58,9 +58,8 @@ struct PostgresServerAddress: Sendable {
             host: host, port: port, username: user, password: password, database: database, tls: .disable
         )
         configuration.options.connectTimeout = timeout.timeAmount
-        let milliseconds = max(1, timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000)
         configuration.options.additionalStartupParameters = [
-            ("statement_timeout", String(milliseconds)),
+            ("statement_timeout", String(min(Int64(Int32.max), max(1, timeout.milliseconds)))),
             ("application_name", "ManagedRecord"),
         ]
         return configuration
@@ -73,15 +72,5 @@ struct PostgresServerAddress: Sendable {
         }
         components.password = nil
         return components.string ?? url.absoluteString
-    }
-}
-
-extension Duration {
-    /// The same length of time as NIO's `TimeAmount` (nanoseconds, saturating).
-    var timeAmount: TimeAmount {
-        let (seconds, attoseconds) = components
-        let (whole, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
-        if overflow { return .nanoseconds(seconds < 0 ? .min : .max) }
-        return .nanoseconds(whole &+ attoseconds / 1_000_000_000)
     }
 }

@@ -8,7 +8,8 @@ enum PostgresValueCoding {
     /// `values` as `$1`, `$2`, ...: `integer` as int8, `real` as float8, `text` as text, `blob`
     /// as bytea, and `null` as a NULL of type OID 0 (unspecified), whose type the server infers
     /// from where `$n` stands, so `WHERE x = $1` and `INSERT ... VALUES ($1)` work for a column
-    /// of any type.
+    /// of any type. Where nothing gives `$n` a type (`$1 IS NULL`), the server refuses a NULL
+    /// with SQLSTATE 42P18: the statement must cast it (`$1::int8 IS NULL`).
     static func bindings(_ values: [SQLiteValue]) -> PostgresBindings {
         var bindings = PostgresBindings(capacity: values.count)
         for value in values {

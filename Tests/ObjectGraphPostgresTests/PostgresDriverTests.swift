@@ -155,6 +155,19 @@ final class PostgresDriverTests: XCTestCase {
         XCTAssertTrue(error?.message.contains("no database \"no_such_database_here\"") == true, error?.message ?? "")
     }
 
+    func testAPostgresqlURLWithAPasswordConnectsAndErrorsDoNotShowThePassword() throws {
+        var components = try XCTUnwrap(URLComponents(url: try PostgresTestServer.newDatabase("password"), resolvingAgainstBaseURL: false))
+        components.scheme = "postgresql"
+        components.password = "s3cret"  // the test server trusts its user: the password is not asked for
+        let driver = try PostgresDriver(url: try XCTUnwrap(components.url))
+        defer { driver.close() }
+        XCTAssertEqual(try driver.withSession { try $0.rows("SELECT current_user") }, [[.text(components.user ?? "")]])
+        let error = driver.withSessionError { try $0.execute("SELEC", []) }
+        XCTAssertEqual(error?.code, .serverError)
+        XCTAssertFalse(error?.url?.absoluteString.contains("s3cret") ?? true, "\(error?.url?.absoluteString ?? "")")
+        XCTAssertFalse(error?.description.contains("s3cret") ?? true)
+    }
+
     func testAMalformedURLCannotOpen() {
         for text in ["http://u@127.0.0.1/db", "postgres://127.0.0.1/db", "postgres://u@127.0.0.1", "postgres://u@127.0.0.1/a/b", "postgres://u@127.0.0.1/db?ssl=true"] {
             let error = storeError { _ = try PostgresDriver(url: URL(string: text)!) }
