@@ -203,6 +203,26 @@ final class PostgresDriverTests: XCTestCase {
         XCTAssertEqual(try driver.withSession { try $0.rows("SHOW statement_timeout") }, [[.text("1s")]])
     }
 
+    func testASessionWaitsForAFreeConnectionForAtMostTheTimeout() throws {
+        let driver = try PostgresDriver(url: try PostgresTestServer.newDatabase("busy"), timeout: .seconds(1), poolSize: 1)
+        defer { driver.close() }
+        let holding = DispatchSemaphore(value: 0)
+        let released = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            _ = try? driver.withSession { _ in
+                holding.signal()
+                Thread.sleep(forTimeInterval: 2)
+            }
+            released.signal()
+        }
+        holding.wait()
+        let error = storeError { try driver.withSession { _ in } }
+        XCTAssertEqual(error?.code, .timeout)
+        XCTAssertTrue(error?.message.contains("larger poolSize") == true, error?.message ?? "")
+        released.wait()
+        XCTAssertEqual(try driver.withSession { try $0.rows("SELECT 4") }, [[.integer(4)]])
+    }
+
     func testAConnectionEndedDuringASessionIsLostAndTheNextCallConnectsAgain() throws {
         let url = try PostgresTestServer.newDatabase("lost")
         let driver = try PostgresDriver(url: url, poolSize: 1)
