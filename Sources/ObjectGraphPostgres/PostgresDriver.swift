@@ -112,7 +112,8 @@ public final class PostgresDriver: DatabaseServerDriver {
     /// Calls `handler` with the payload of every notification on `channel`, on a serial queue
     /// of this listener, until ``close()``; returns once the server confirmed the LISTEN.
     /// The listening connection is one of its own, made again after it breaks; the handler is
-    /// then called with nil.
+    /// then called with nil. The channel name is taken as written (`LISTEN "Name"`), so a
+    /// sender with capitals quotes it too: `NOTIFY "Name"`, or `pg_notify('Name', payload)`.
     public func listen(_ channel: String, _ handler: @escaping @Sendable (String?) -> Void) throws {
         bridge.checkCaller("listen(_:_:)")
         if closed.load(ordering: .acquiring) { throw errors.closed }

@@ -54,10 +54,8 @@ final class PostgresNotificationListener: Sendable {
                     "PostgreSQL at \(errors.address.host):\(errors.address.port) did not confirm LISTEN on channel \"\(channel)\" in time. Check that the server is not overloaded, or give the driver a longer timeout."
                 )
             }
-            if let error = error as? PSQLError, error.code == .server {
-                throw errors.statementFailure(error, statement: "LISTEN \"\(channel)\"").error
-            }
-            throw errors.connectFailure(error)
+            if let error = error as? ConnectFailed { throw errors.connectFailure(error.underlying) }
+            throw errors.statementFailure(error, statement: "LISTEN \"\(channel)\"").error
         }
     }
 
@@ -72,6 +70,11 @@ final class PostgresNotificationListener: Sendable {
         connection?.closeInBackground()
     }
 
+    /// The connection could not be made (as opposed to LISTEN failing on it).
+    private struct ConnectFailed: Error {
+        let underlying: any Error
+    }
+
     private var isStopped: Bool { state.withLock { $0.stopped } }
 
     private func deliver(_ payload: String?) {
@@ -83,20 +86,26 @@ final class PostgresNotificationListener: Sendable {
     /// Keeps a connection listening until stopped; fulfils `ready` after the first LISTEN, or
     /// fails it with the first error.
     private func run(ready: EventLoopPromise<Void>) async {
+        // A promise left open is a bug NIO reports; once completed, this does nothing.
+        defer { ready.fail(CancellationError()) }
         var hasListened = false
         var failures = 0
         while !Task.isCancelled {
             do {
-                let connection = try await PostgresConnection.connect(
-                    on: group.next(), configuration: configuration, id: 0, logger: logger
-                )
+                let connection: PostgresConnection
+                do {
+                    connection = try await PostgresConnection.connect(
+                        on: group.next(), configuration: configuration, id: 0, logger: logger
+                    )
+                } catch {
+                    throw ConnectFailed(underlying: error)
+                }
                 let adopted = state.withLock { state in
                     if !state.stopped { state.connection = connection }
                     return !state.stopped
                 }
                 guard adopted else {
                     connection.closeInBackground()
-                    ready.fail(CancellationError())
                     return
                 }
                 try await connection.listen(on: channel) { notifications in
@@ -119,9 +128,10 @@ final class PostgresNotificationListener: Sendable {
                 }
                 if isStopped { return }
                 if failures == 0 {
+                    let cause = (error as? ConnectFailed)?.underlying ?? error
                     logger.warning(
                         "The PostgreSQL connection listening on channel \"\(channel)\" broke; connecting again",
-                        metadata: ["error": "\(PostgresErrorTranslator.summary(of: error))"]
+                        metadata: ["error": "\(PostgresErrorTranslator.summary(of: cause))"]
                     )
                 }
             }
