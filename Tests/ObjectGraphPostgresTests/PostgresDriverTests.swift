@@ -158,14 +158,16 @@ final class PostgresDriverTests: XCTestCase {
     func testAPostgresqlURLWithAPasswordConnectsAndErrorsDoNotShowThePassword() throws {
         var components = try XCTUnwrap(URLComponents(url: try PostgresTestServer.newDatabase("password"), resolvingAgainstBaseURL: false))
         components.scheme = "postgresql"
-        components.password = "s3cret"  // the test server trusts its user: the password is not asked for
+        // A server that trusts its user does not ask for the password; one that asks has it in the URL.
+        if components.password == nil { components.password = "s3cret" }
+        let password = try XCTUnwrap(components.password)
         let driver = try PostgresDriver(url: try XCTUnwrap(components.url))
         defer { driver.close() }
         XCTAssertEqual(try driver.withSession { try $0.rows("SELECT current_user") }, [[.text(components.user ?? "")]])
         let error = driver.withSessionError { try $0.execute("SELEC", []) }
         XCTAssertEqual(error?.code, .serverError)
-        XCTAssertFalse(error?.url?.absoluteString.contains("s3cret") ?? true, "\(error?.url?.absoluteString ?? "")")
-        XCTAssertFalse(error?.description.contains("s3cret") ?? true)
+        XCTAssertFalse(error?.url?.absoluteString.contains(password) ?? true, "\(error?.url?.absoluteString ?? "")")
+        XCTAssertFalse(error?.description.contains(password) ?? true)
     }
 
     func testAMalformedURLCannotOpen() {
@@ -286,9 +288,13 @@ final class PostgresDriverTests: XCTestCase {
         try PostgresTestServer.psql("NOTIFY changes, 'before'", database: url)
         XCTAssertTrue(inbox.wait { $0 == ["before"] }, "\(inbox.items)")
         try PostgresTestServer.terminateConnections(to: url)
-        XCTAssertTrue(inbox.wait(seconds: 20) { $0 == ["before", nil] }, "\(inbox.items)")
+        // nil once it listens again (more than once if it was ended again while reconnecting).
+        XCTAssertTrue(inbox.wait(seconds: 20) { $0.count >= 2 }, "\(inbox.items)")
+        XCTAssertEqual(inbox.items.first, "before")
+        XCTAssertEqual(inbox.items.dropFirst().compactMap { $0 }, [], "\(inbox.items)")
         try PostgresTestServer.psql("NOTIFY changes, 'after'", database: url)
-        XCTAssertTrue(inbox.wait { $0 == ["before", nil, "after"] }, "\(inbox.items)")
+        XCTAssertTrue(inbox.wait { $0.last == "after" }, "\(inbox.items)")
+        XCTAssertEqual(inbox.items.compactMap { $0 }, ["before", "after"])
     }
 
     // MARK: Threads
