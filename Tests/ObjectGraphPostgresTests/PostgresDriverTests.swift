@@ -79,6 +79,10 @@ final class PostgresDriverTests: XCTestCase {
             XCTAssertEqual(try session.execute("UPDATE t SET v = 'd'", []), 3)
             XCTAssertEqual(try session.execute("DELETE FROM t WHERE id > $1", [.integer(1)]), 2)
             XCTAssertEqual(try session.execute("DELETE FROM t WHERE id > 100", []), 0)
+            XCTAssertEqual(
+                try session.execute("MERGE INTO t USING (VALUES (1), (5)) AS s(id) ON t.id = s.id WHEN MATCHED THEN UPDATE SET v = 'm' WHEN NOT MATCHED THEN INSERT VALUES (s.id, 'n')", []),
+                2
+            )
         }
     }
 
