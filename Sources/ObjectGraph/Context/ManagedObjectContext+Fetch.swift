@@ -5,7 +5,7 @@ extension ManagedObjectContext {
     /// Fetches the objects `request` asks for, registering each once (uniquing): an object
     /// already registered in this context is returned as it is, with its unsaved changes.
     ///
-    /// SQLite answers the predicate, the sort order and the paging. With
+    /// The store answers the predicate, the sort order and the paging. With
     /// `includesPendingChanges` (the default) the context's unsaved changes count too: an
     /// unsaved insert that matches is included, an unsaved delete left out, an unsaved edit
     /// judged by its new value, and all of them sorted in with the same order.
@@ -39,7 +39,7 @@ extension ManagedObjectContext {
         return objects
     }
 
-    /// The number of objects `fetch(request)` would return, counted by SQLite with one
+    /// The number of objects `fetch(request)` would return, counted by the store with one
     /// `SELECT COUNT(*)` and adjusted for unsaved changes. Materializes nothing.
     public func count<T: ManagedObject>(for request: FetchRequest<T>) throws -> Int {
         willAccess()
@@ -50,7 +50,7 @@ extension ManagedObjectContext {
         if request.includesPendingChanges && hasPendingChanges(for: plan.entity) {
             // Rows of changed objects are judged in memory on their new values instead.
             let changed = updatedSet.union(deletedSet).filter { $0.entity.root === plan.entity.root && !$0.objectID.isTemporaryID }
-            if ParameterList.paddedCount(changed.count) > 16_384 {   // near SQLite's parameter limit: count a fetch
+            if changed.count > 16_384 {   // too many keys for one statement to leave out: count a fetch
                 var plain = request
                 (plain.fetchLimit, plain.fetchOffset, plain.relationshipKeyPathsForPrefetching) = (0, 0, [])
                 count = try fetchObjectIDs(plain).count
