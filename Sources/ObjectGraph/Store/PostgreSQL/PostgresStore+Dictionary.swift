@@ -34,8 +34,7 @@ extension PostgresStore {
                 var sql = expressions[index].sql
                 if let function = column.function {
                     // Compared as numbers: a Decimal's exact sum stays numeric here.
-                    sql = Self.aggregateSQL(function, of: sql, type: column.path.attributeType)
-                    if sql.hasSuffix("::numeric))::text") { sql = String(sql.dropLast("::text".count)) }
+                    sql = Self.aggregateSQL(function, of: sql, type: column.path.attributeType, comparable: true)
                 }
                 names[column.name] = (sql, expressions[index].parameters)
             }

@@ -123,13 +123,18 @@ extension PostgresStore {
         return result
     }
 
-    /// `function` over `expression` (of `type`; nil for a to-one): Decimals summed and
-    /// averaged exactly in `numeric` (each stored double read as its 15 significant digits,
-    /// as `Decimal.fromStored` reads it) and returned as text; sums of integers as bigint.
-    static func aggregateSQL(_ function: AggregateFunction, of expression: String, type: AttributeType?) -> String {
+    /// `function` over `expression` (of `type`; nil for a to-one): Decimals summed exactly in
+    /// `numeric` (each stored double read as its 15 significant digits, as
+    /// `Decimal.fromStored` reads it) and returned as text, their average as the text
+    /// `"<sum> <count>"` that Swift divides as a Decimal (as the SQLite store's
+    /// `og_decimal_avg` does); sums of integers as bigint. With `comparable`, the value as a
+    /// number for a HAVING clause instead (a Decimal's sum and average as `numeric`).
+    static func aggregateSQL(_ function: AggregateFunction, of expression: String, type: AttributeType?, comparable: Bool = false) -> String {
         switch (function, type) {
-        case (.sum, .decimal?): return "(SUM((\(expression))::numeric))::text"
-        case (.average, .decimal?): return "(AVG((\(expression))::numeric))::text"
+        case (.sum, .decimal?): return comparable ? "SUM((\(expression))::numeric)" : "(SUM((\(expression))::numeric))::text"
+        case (.average, .decimal?):
+            if comparable { return "AVG((\(expression))::numeric)" }
+            return "(SUM((\(expression))::numeric))::text || ' ' || (COUNT(\(expression)))::text"
         case (.sum, .integer16?), (.sum, .integer32?), (.sum, .integer64?), (.sum, .boolean?):
             return "(SUM(\(expression)))::bigint"
         case (.average, _): return "(AVG(\(expression)))::double precision"
@@ -145,9 +150,15 @@ extension PostgresStore {
         case .count:
             if case .integer(let v) = cell { return .int(v) }
             return PostgresRowCodec.untyped(cell)
-        case .sum where type == .decimal, .average where type == .decimal:
+        case .sum where type == .decimal:
             guard case .text(let text) = cell, let value = Decimal(string: text) else { return PostgresRowCodec.untyped(cell) }
             return .decimal(value)
+        case .average where type == .decimal:
+            let parts = (cell.textValue ?? "").split(separator: " ")
+            guard parts.count == 2, let sum = Decimal(string: String(parts[0])), let count = Decimal(string: String(parts[1])), count != 0 else {
+                return PostgresRowCodec.untyped(cell)
+            }
+            return .decimal(sum / count)
         case .average:
             if case .integer(let v) = cell { return .double(Double(v)) }
             return PostgresRowCodec.untyped(cell)
@@ -188,5 +199,13 @@ extension PostgresStore {
             }
         }
         return PostgresRowCodec.untyped(cell)
+    }
+}
+
+extension SQLiteValue {
+    /// The text of a `.text` value, else nil.
+    var textValue: String? {
+        if case .text(let text) = self { return text }
+        return nil
     }
 }
