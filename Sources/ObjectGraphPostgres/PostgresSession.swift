@@ -52,8 +52,12 @@ final class PostgresSession: DatabaseServerSession {
 
     @discardableResult
     func execute(_ sql: String, _ parameters: [SQLiteValue]) throws -> Int {
-        // The command tag's count: "UPDATE 3", "INSERT 0 1", "DELETE 2"; none for "CREATE TABLE".
-        try run(sql, parameters).metadata.rows ?? 0
+        // The command tag's count: "UPDATE 3", "INSERT 0 1", "DELETE 2", "MERGE 4" (which
+        // postgres-nio leaves unparsed); none for "CREATE TABLE".
+        let metadata = try run(sql, parameters).metadata
+        if let rows = metadata.rows { return rows }
+        let words = metadata.command.split(separator: " ")
+        return words.count == 2 && words[0] == "MERGE" ? Int(words[1]) ?? 0 : 0
     }
 
     /// Runs `sql` and waits for all its rows.
