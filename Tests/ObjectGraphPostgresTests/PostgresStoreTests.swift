@@ -354,6 +354,28 @@ final class PostgresStoreTests: XCTestCase {
         XCTAssertEqual(try PostgresTestServer.psql("SELECT zage FROM coredata.zplayer WHERE zname = 'bob'", database: url), "60")
     }
 
+    func testTextHoldingNULIsRefusedBeforeAnythingIsWritten() throws {
+        let url = try PostgresTestServer.newDatabase("nul")
+        let container = try open(url)
+        defer { container.persistentStoreCoordinator.close() }
+        let context = container.viewContext
+        let fine = Player(context: context)
+        fine.name = "fine"
+        let odd = Player(context: context)
+        odd.name = "a\u{0}b"
+        XCTAssertThrowsError(try context.save()) { error in
+            let storeError = error as? StoreError
+            XCTAssertEqual(storeError?.code, .serverError, "\(error)")
+            XCTAssertEqual((storeError?.underlying as? DatabaseServerError)?.sqlState, "22021")
+            XCTAssertTrue(storeError?.message.contains("NUL") == true, "\(error)")
+        }
+        XCTAssertTrue(context.hasChanges)
+        XCTAssertEqual(try PostgresTestServer.psql("SELECT count(*) FROM coredata.zplayer", database: url), "0")
+        odd.name = "ab"
+        try context.save()
+        XCTAssertEqual(try PostgresTestServer.psql("SELECT count(*) FROM coredata.zplayer", database: url), "2")
+    }
+
     func testAUniquenessConflictIsRefusedAndNothingIsWritten() throws {
         let url = try PostgresTestServer.newDatabase("unique")
         let first = try open(url)
