@@ -529,6 +529,28 @@ final class PostgresStoreTests: XCTestCase {
         XCTAssertTrue(try eventually { try watcher.viewContext.count(for: FetchRequest<Team>()) == 2 && seen.age == 52 }, "refreshed after the listener reconnected")
     }
 
+    func testABatchDeleteWithoutAPredicateReachesAnotherContainer() throws {
+        let url = try PostgresTestServer.newDatabase("batchall")
+        let writer = try open(url)
+        let watcher = try open(url)
+        defer { writer.persistentStoreCoordinator.close(); watcher.persistentStoreCoordinator.close() }
+        try fill(writer.viewContext)
+        let seen = try watcher.viewContext.fetch(FetchRequest<Player>())
+        XCTAssertEqual(seen.count, 7)
+        let ids = Set(seen.map(\.objectID))
+        let arrived = expectation(description: "the batch delete is heard")
+        arrived.assertForOverFulfill = false
+        let observation = watcher.addChangeObserver { change in
+            if Set(change.deleted) == ids { arrived.fulfill() }
+        }
+        defer { observation.cancel() }
+        let result = try writer.viewContext.execute(BatchDeleteRequest(entityName: "Player"))
+        XCTAssertEqual(result.count, 7)
+        wait(for: [arrived], timeout: 20)
+        XCTAssertEqual(try watcher.viewContext.count(for: FetchRequest<Player>()), 0)
+        XCTAssertTrue(seen.allSatisfy(\.isDeleted), "the watcher's objects left its context")
+    }
+
     func testAConnectionLostDuringASaveLeavesNothingHalfApplied() throws {
         let url = try PostgresTestServer.newDatabase("lost")
         let container = try open(url)

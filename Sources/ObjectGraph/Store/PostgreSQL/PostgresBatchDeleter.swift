@@ -16,6 +16,11 @@ struct PostgresBatchDeleter {
     private(set) var nullified = Set<ObjectID>()
     /// The selection when it is every object of whole entities (no predicate).
     private(set) var deletedEntities: EntityDeletion?
+    /// With ``deletedEntities``: the rows the one `DELETE` removed, for the change
+    /// notification. Other processes learn the keys, not a key bound: keys are reserved
+    /// outside the saving transactions here, so a row with a key below the bound may be
+    /// committed after this delete and must not be taken for deleted.
+    private(set) var emptiedRows: [ObjectID] = []
     /// The entities of the selected objects, whose relationships' delete rules apply.
     private var selectedEntities: [EntityDescription] = []
     private var selection = KeySource.kept
@@ -140,7 +145,9 @@ struct PostgresBatchDeleter {
         let table = plan.table
         let count: Int
         if case .rows(let mapping, let sub) = selection {
-            count = try session.execute("DELETE FROM \(table)" + Self.whereClause(mapping.entityCondition(includesSubentities: sub, alias: nil)))
+            emptiedRows = try ids("WITH d AS (DELETE FROM \(table)" + Self.whereClause(mapping.entityCondition(includesSubentities: sub, alias: nil))
+                                  + " RETURNING Z_PK, Z_ENT) SELECT Z_PK, Z_ENT FROM d", [])
+            count = emptiedRows.count
         } else {
             count = try session.execute("DELETE FROM \(table) WHERE Z_PK IN (SELECT pk FROM pg_temp.og_batch_keys)")
             try session.execute("DELETE FROM pg_temp.og_batch_keys")

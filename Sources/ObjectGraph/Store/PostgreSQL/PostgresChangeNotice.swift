@@ -6,10 +6,9 @@ import Foundation
 ///
 /// The payload is compact JSON: the sender (a store opening, so it ignores its own
 /// commits), and for each kind a flat list of entity numbers and primary keys
-/// (`{"s":"…","i":[2,41,2,42],"u":[1,7],"d":[],"e":[[3,120]]}`; `e` lists entities a batch
-/// delete emptied, each with the last key it had handed out). A payload above PostgreSQL's
-/// limit (8000 bytes) is replaced by `{"s":"…","all":true}`: receivers then refresh
-/// everything, as after a lost connection.
+/// (`{"s":"…","i":[2,41,2,42],"u":[1,7],"d":[]}`; a batch delete without a predicate lists
+/// the rows it deleted too). A payload above PostgreSQL's limit (8000 bytes) is replaced by
+/// `{"s":"…","all":true}`: receivers then refresh everything, as after a lost connection.
 struct PostgresChangeNotice {
     /// PostgreSQL refuses payloads of 8000 bytes or more.
     static let payloadLimit = 7900
@@ -18,14 +17,12 @@ struct PostgresChangeNotice {
     var inserted: [(entity: Int64, key: Int64)] = []
     var updated: [(entity: Int64, key: Int64)] = []
     var deleted: [(entity: Int64, key: Int64)] = []
-    /// Whole entities deleted up to a key (a batch delete without a predicate).
-    var emptied: [(entity: Int64, maxKey: Int64)] = []
     /// Too much changed to list: refresh everything.
     var everything = false
 
     init(sender: String) { self.sender = sender }
 
-    var isEmpty: Bool { !everything && inserted.isEmpty && updated.isEmpty && deleted.isEmpty && emptied.isEmpty }
+    var isEmpty: Bool { !everything && inserted.isEmpty && updated.isEmpty && deleted.isEmpty }
 
     /// The payload to send: the list, or "everything" when it is too long.
     var payload: String {
@@ -38,8 +35,7 @@ struct PostgresChangeNotice {
             return text + "]"
         }
         if !everything {
-            let emptiedList = "[" + emptied.map { "[\($0.entity),\($0.maxKey)]" }.joined(separator: ",") + "]"
-            let text = "{\"s\":\"\(sender)\",\"i\":\(list(inserted.map { ($0.entity, $0.key) })),\"u\":\(list(updated.map { ($0.entity, $0.key) })),\"d\":\(list(deleted.map { ($0.entity, $0.key) })),\"e\":\(emptiedList)}"
+            let text = "{\"s\":\"\(sender)\",\"i\":\(list(inserted.map { ($0.entity, $0.key) })),\"u\":\(list(updated.map { ($0.entity, $0.key) })),\"d\":\(list(deleted.map { ($0.entity, $0.key) }))}"
             if text.utf8.count <= Self.payloadLimit { return text }
         }
         return "{\"s\":\"\(sender)\",\"all\":true}"
@@ -62,9 +58,6 @@ struct PostgresChangeNotice {
         self.inserted = inserted.map { ($0.0, $0.1) }
         self.updated = updated.map { ($0.0, $0.1) }
         self.deleted = deleted.map { ($0.0, $0.1) }
-        for item in object["e"] as? [[NSNumber]] ?? [] where item.count == 2 {
-            emptied.append((item[0].int64Value, item[1].int64Value))
-        }
     }
 }
 

@@ -35,9 +35,6 @@ extension PostgresStore {
         var set = ChangeSet()
         set.inserted = notice.inserted.compactMap(objectID)
         set.deleted = notice.deleted.compactMap(objectID)
-        for (number, maxKey) in notice.emptied {
-            if let entity = layout.entitiesByNumber[number] { set.deletedEntities.append(EntityDeletion(entities: [entity], maxKey: maxKey)) }
-        }
         let updated = notice.updated.compactMap(objectID)
         if !updated.isEmpty {
             try rows(of: updated) { row in set.updated.append((row.id, row.values, row.version)) }

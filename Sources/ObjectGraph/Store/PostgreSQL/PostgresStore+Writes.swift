@@ -102,10 +102,7 @@ extension PostgresStore {
             let count = try deleter.delete(select)
             let nullified = try deleter.readRows(deleter.nullified)
             var notice = PostgresChangeNotice(sender: senderID)
-            notice.deleted = (query.admitsEveryRow ? deleter.cascaded : Array(deleter.deleted)).map { noticePair($0) }
-            if let entities = deleter.deletedEntities {
-                notice.emptied = entities.entities.map { (layout.mappings[$0.index].entityNumber, entities.maxKey) }
-            }
+            notice.deleted = (query.admitsEveryRow ? deleter.emptiedRows + deleter.cascaded : Array(deleter.deleted)).map { noticePair($0) }
             notice.updated = nullified.map { noticePair($0.id) }
             try notify(notice, session)
             return BatchDeleteOutcome(count: count, listed: listed, deleted: deleter.deleted, cascaded: deleter.cascaded,
