@@ -44,6 +44,22 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {  // mutable
         store = try SQLiteStore(model: model, url: url, migrate: migrate, readOnly: readOnly, migrator: migrator)
     }
 
+    /// Opens (or creates) the store of `model` on a database server (see
+    /// ``DatabaseServerLocation``), and starts hearing the commits of other processes on it.
+    ///
+    /// - Throws: ``StoreError`` when the server cannot be reached, the database holds a store
+    ///   that does not fit the model (`.incompatibleModel`), or `readOnly` finds no store.
+    convenience init(model: ManagedObjectModel, server: DatabaseServerLocation, readOnly: Bool) throws {
+        let store = try PostgresStore(model: model, location: server, readOnly: readOnly)
+        self.init(model: model, store: store)
+        do {
+            try store.listen(for: self)
+        } catch {
+            store.close()
+            throw error
+        }
+    }
+
     /// A coordinator over `store`, opened for `model`.
     init(model: ManagedObjectModel, store: any PersistentStore) {
         managedObjectModel = model
@@ -53,7 +69,8 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {  // mutable
     /// Whether the store was opened read-only.
     public var isReadOnly: Bool { store.isReadOnly }
 
-    /// The store file, or nil for an in-memory store.
+    /// The store file, the server's URL (without a password) for a server store, or nil for
+    /// an in-memory store.
     public var storeURL: URL? { store.url }
     /// The store's UUID (`Z_METADATA.Z_UUID`), part of every object ID's URI.
     public var storeIdentifier: String { store.identity.uuid }
@@ -89,6 +106,13 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {  // mutable
     func hasMergingContexts(besides context: ManagedObjectContext) -> Bool {
         contextsLock.withLock {
             contexts.contains { key, inbox in key != ObjectIdentifier(context) && inbox.mergesChanges }
+        }
+    }
+
+    /// Calls `body` with the inbox of every context that merges changes, under the lock.
+    func forEachMergingInbox(_ body: (MergeInbox) -> Void) {
+        contextsLock.withLock {
+            for inbox in contexts.values where inbox.mergesChanges { body(inbox) }
         }
     }
 
