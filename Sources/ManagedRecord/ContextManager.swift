@@ -84,6 +84,9 @@ public final class ContextManager: @unchecked Sendable {  // mutable state behin
     /// whether the store it found needed migrating to `model`.
     private static func openContainer(name: String, model: ManagedObjectModel, location: PersistentContainer.Location, seedStore: URL?,
                                       options: PersistentContainer.Options) throws -> (PersistentContainer, migrated: Bool) {
+        if let seedStore, case .server(let server) = location {
+            throw StoreError(.cannotOpen, url: server.url, "a seed store (\(seedStore.lastPathComponent)) is a SQLite file copied into place, which a database server store cannot take; set up without seedStore and import the seed data into the server store instead")
+        }
         let url = storeURL(name: name, location: location)
         if let seedStore, let url, !FileManager.default.fileExists(atPath: url.path) {
             try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
@@ -101,7 +104,7 @@ public final class ContextManager: @unchecked Sendable {  // mutable state behin
         switch location {
         case .defaultLocation: return PersistentContainer.defaultStoreURL(name: name)
         case .file(let url): return url
-        case .inMemory: return nil
+        case .inMemory, .server: return nil
         }
     }
 

@@ -46,6 +46,21 @@ public enum ManagedRecord {
                   seedStore: seedStore, mergePolicy: mergePolicy, options: options)
     }
 
+    /// Sets up `model` on `store`: a file, memory, or a database server
+    /// (`store: .postgres(url)` with ObjectGraphPostgres), as
+    /// ``setUp(model:entities:location:seedStore:mergePolicy:options:)`` does.
+    ///
+    /// A `seedStore` is a SQLite file copied into place: it is refused for a server store
+    /// (``StoreError`` `.cannotOpen`); fill a new server store by importing instead.
+    /// `options: [.readOnly]` works on a server store: every commit throws ``StoreError``
+    /// `.readOnly`.
+    @discardableResult
+    public static func setUp(model: String, entities: [ManagedObject.Type], store: PersistentContainer.Location,
+                             seedStore: URL? = nil, mergePolicy: MergePolicy = .mergeByPropertyObjectTrump,
+                             options: PersistentContainer.Options = []) throws -> ContextManager {
+        try setUp(model: model, entities: entities, location: store, seedStore: seedStore, mergePolicy: mergePolicy, options: options)
+    }
+
     /// Sets up `model` at `location` (`.inMemory` for tests).
     @discardableResult
     public static func setUp(model: String, entities: [ManagedObject.Type], location: PersistentContainer.Location,

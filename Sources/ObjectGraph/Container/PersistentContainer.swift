@@ -26,6 +26,10 @@ public final class PersistentContainer: Sendable {
         case file(URL)
         /// Memory only, gone with the container.
         case inMemory
+        /// A database server (`.postgres(url)` from ObjectGraphPostgres): a store several
+        /// processes and machines share, whose saves reach every container open on it
+        /// (see ``DatabaseServerLocation``).
+        case server(DatabaseServerLocation)
     }
 
     /// The container's name (the store's folder and file name by default).
@@ -55,6 +59,17 @@ public final class PersistentContainer: Sendable {
         try self.init(name: name, model: ManagedObjectModel(entities: entities), location: location, options: options)
     }
 
+    /// Opens a container with `entities` on `store`: a file, memory, or a database server
+    /// (`store: .postgres(url)` with ObjectGraphPostgres).
+    public convenience init(name: String, entities: [ManagedObject.Type], store: Location, options: Options = []) throws {
+        try self.init(name: name, model: ManagedObjectModel(entities: entities), location: store, options: options)
+    }
+
+    /// Opens a container with `model` on `store` (see ``init(name:entities:store:options:)``).
+    public convenience init(name: String, model: ManagedObjectModel, store: Location, options: Options = []) throws {
+        try self.init(name: name, model: model, location: store, options: options)
+    }
+
     /// Opens (or creates) the store at `storeURL` (or the default location) with `model`.
     public convenience init(name: String, model: ManagedObjectModel, storeURL: URL? = nil, options: Options = []) throws {
         try self.init(name: name, model: model, location: storeURL.map { .file($0) } ?? .defaultLocation, options: options)
@@ -63,6 +78,12 @@ public final class PersistentContainer: Sendable {
     /// Opens a container with `model` at `location`. A store written with another version of
     /// the model is migrated first, as Core Data's lightweight migration infers it;
     /// `migrationProgress` hears how far it has got (see docs/migration.md).
+    ///
+    /// A server store is created in its database on first use and checked against the model
+    /// afterwards; it is never migrated (a model that does not fit is refused with
+    /// ``StoreError`` `.incompatibleModel`), and `migrationProgress` is not called for it.
+    /// `options: [.readOnly]` works on a server store too: the store must exist, and every
+    /// write throws ``StoreError`` `.readOnly`.
     ///
     /// - Throws: ``StoreError`` when the store cannot be opened or created,
     ///   ``MigrationError`` when it needs a migration that cannot be inferred or fails (the
@@ -77,6 +98,10 @@ public final class PersistentContainer: Sendable {
         case .defaultLocation: url = Self.defaultStoreURL(name: name)
         case .file(let file): url = file
         case .inMemory: url = nil
+        case .server(let server):
+            persistentStoreCoordinator = try PersistentStoreCoordinator(model: model, server: server, readOnly: options.contains(.readOnly))
+            viewContext = ManagedObjectContext(coordinator: persistentStoreCoordinator, concurrencyType: MainQueue.isCurrent ? .mainQueue : .confined, name: "\(name).viewContext")
+            return
         }
         persistentStoreCoordinator = try PersistentStoreCoordinator(model: model, storeURL: url, readOnly: options.contains(.readOnly),
                                                                     migrationProgress: migrationProgress)
@@ -107,6 +132,7 @@ public final class PersistentContainer: Sendable {
         return base.appendingPathComponent(name, isDirectory: true).appendingPathComponent("\(name).sqlite")
     }
 
-    /// The store file, or nil in memory.
+    /// The store file, the server's URL (without a password) for a server store, or nil in
+    /// memory.
     public var storeURL: URL? { persistentStoreCoordinator.storeURL }
 }

@@ -70,6 +70,22 @@ final class MergeInbox: @unchecked Sendable {  // every mutable field is guarded
         }
     }
 
+    /// Asks the owner to refresh everything at its next access (changes were made elsewhere
+    /// that cannot be listed, such as while a server store's listener was reconnecting): the
+    /// waiting sets are dropped, as when the inbox overflows. Returns the wake-up to call, as
+    /// ``post(_:)`` does.
+    func postRefreshAll() -> (@Sendable () -> Void)? {
+        lock.withLock {
+            sets.removeAll()
+            objectCount = 0
+            overflowed = true
+            waiting.store(true, ordering: .releasing)
+            guard let wakeUpStorage, !wakeUpPending else { return nil }
+            wakeUpPending = true
+            return wakeUpStorage
+        }
+    }
+
     /// The owner could not merge when woken (it was busy elsewhere): the next post wakes it again.
     func wakeUpMissed() {
         lock.withLock { wakeUpPending = false }

@@ -44,6 +44,15 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {  // mutable
         store = try SQLiteStore(model: model, url: url, migrate: migrate, readOnly: readOnly, migrator: migrator)
     }
 
+    /// Opens (or creates) the store of `model` on a database server (see
+    /// ``DatabaseServerLocation``), and starts hearing the commits of other processes on it.
+    ///
+    /// - Throws: ``StoreError`` when the server cannot be reached, the database holds a store
+    ///   that does not fit the model (`.incompatibleModel`), or `readOnly` finds no store.
+    convenience init(model: ManagedObjectModel, server: DatabaseServerLocation, readOnly: Bool) throws {
+        throw StoreError(.cannotOpen, url: server.url, "the PostgreSQL store is not part of this build yet (branch pgstore)")
+    }
+
     /// A coordinator over `store`, opened for `model`.
     init(model: ManagedObjectModel, store: any PersistentStore) {
         managedObjectModel = model
@@ -89,6 +98,13 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {  // mutable
     func hasMergingContexts(besides context: ManagedObjectContext) -> Bool {
         contextsLock.withLock {
             contexts.contains { key, inbox in key != ObjectIdentifier(context) && inbox.mergesChanges }
+        }
+    }
+
+    /// Calls `body` with the inbox of every context that merges changes, under the lock.
+    func forEachMergingInbox(_ body: (MergeInbox) -> Void) {
+        contextsLock.withLock {
+            for inbox in contexts.values where inbox.mergesChanges { body(inbox) }
         }
     }
 

@@ -1,1 +1,0 @@
-// The PostgreSQL driver (DatabaseServerDriver on postgres-nio) lands here.

@@ -1,0 +1,22 @@
+import Foundation
+import ObjectGraph
+
+extension PersistentContainer.Location {
+    /// A store in a PostgreSQL database, for applications on several machines sharing one
+    /// store (SQLite stays the default):
+    ///
+    /// ```swift
+    /// import ObjectGraphPostgres
+    ///
+    /// let url = URL(string: "postgres://app@127.0.0.1:5432/company")!
+    /// let container = try PersistentContainer(name: "Company", entities: entities, store: .postgres(url))
+    /// ```
+    ///
+    /// `url` is `postgres://user[:password]@host[:port]/database`, optionally with
+    /// `?schema=<name>`: the PostgreSQL schema that holds Core Data's tables (default
+    /// `coredata`), created on first use. Connections come from a ``PostgresDriver`` with its
+    /// default timeout and pool size.
+    public static func postgres(_ url: URL) -> Self {
+        .server(DatabaseServerLocation(url: url) { try PostgresDriver(url: $0) })
+    }
+}
