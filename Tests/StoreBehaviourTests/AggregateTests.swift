@@ -111,7 +111,7 @@ struct AggregateTests {
         let rows = try context.fetchDictionaries(groups)
         #expect(rows.map { $0["department.name"] as? String } == ["Research", "Sales", "Études"])
         #expect(rows.map { $0["n"] as? Int } == [2, 3, 1])
-        #expect(rows.map { $0["oldest"] as? Int } == [41, 52, 60])
+        #expect(rows.map { $0["oldest"] as? Int16 } == [41, 52, 60], "max of an Int16 is an Int16")
         let means = rows.map { $0["mean"] as? Double ?? -1 }
         #expect(abs(means[0] - 7000) < 1e-9 && abs(means[1] - 24000.5 / 3) < 1e-9 && abs(means[2] - 9000) < 1e-9, "\(means)")
         #expect(rows.map { $0["bonuses"] as? Decimal } == [Decimal(string: "5.55"), Decimal(string: "130.31"), Decimal(string: "0.30")])

@@ -1,6 +1,8 @@
 import Foundation
 import ManagedRecord
 import ObjectGraph
+import ObjectGraphPostgres
+import PostgresTestSupport
 import Synchronization
 import Testing
 
@@ -9,6 +11,8 @@ import Testing
 enum StoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
     /// A store file in a fresh temporary directory.
     case sqlite
+    /// A fresh database on the test PostgreSQL server (`PostgresTestServer`).
+    case postgres
 
     var testDescription: String { rawValue }
 
@@ -18,7 +22,11 @@ enum StoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
         case .sqlite:
             let folder = TemporaryFolders.root.appendingPathComponent(UUID().uuidString, isDirectory: true)
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-            return TestStore(kind: self, location: .file(folder.appendingPathComponent("\(SuiteModel.name).sqlite")))
+            let file = folder.appendingPathComponent("\(SuiteModel.name).sqlite")
+            return TestStore(kind: self, location: .file(file), processArgument: file.path)
+        case .postgres:
+            let database = try PostgresTestServer.newDatabase("suite")
+            return TestStore(kind: self, location: .postgres(database), processArgument: database.absoluteString)
         }
     }
 
@@ -26,10 +34,12 @@ enum StoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
     /// coordinator, as in another process): whether they reach the registered objects of this
     /// container's contexts by themselves. SQLite does not: two containers on one file do not
     /// notify each other (only the contexts of one container do); a fetch reads their rows,
-    /// a refresh their values.
+    /// a refresh their values. PostgreSQL does: a server store's saves reach every container
+    /// open on it, in this process or another.
     var notifiesOtherContainers: Bool {
         switch self {
         case .sqlite: false
+        case .postgres: true
         }
     }
 }
@@ -39,25 +49,19 @@ enum StoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
 struct TestStore: Sendable {
     let kind: StoreKind
     let location: PersistentContainer.Location
+    /// How a `StoreWriter` process is told where the store is: the file's path, or the
+    /// database's URL.
+    let processArgument: String
 
     /// A new container (a coordinator of its own) on this store.
     func container(_ entities: [ManagedObject.Type] = SuiteModel.entities, name: String = SuiteModel.name) throws -> PersistentContainer {
-        try PersistentContainer(name: name, entities: entities, location: location)
-    }
-
-    /// How a `StoreWriter` process is told where the store is: the file's path, or the
-    /// database's URL.
-    var processArgument: String {
-        switch location {
-        case .file(let url): url.path
-        default: preconditionFailure("a \(kind) store has no location another process can open")
-        }
+        try PersistentContainer(name: name, entities: entities, store: location)
     }
 
     /// Sets up the active-record layer for the suite's model on this store.
     @discardableResult
     func setUpRecords(mergePolicy: MergePolicy = .mergeByPropertyObjectTrump) throws -> ContextManager {
-        try ManagedRecord.setUp(model: SuiteModel.name, entities: SuiteModel.entities, location: location, mergePolicy: mergePolicy)
+        try ManagedRecord.setUp(model: SuiteModel.name, entities: SuiteModel.entities, store: location, mergePolicy: mergePolicy)
     }
 }
 

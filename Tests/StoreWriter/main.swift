@@ -16,6 +16,7 @@
 // Prints `store writer <role> ok: increments=N conflicts=M`, or what went wrong (exit 1).
 import Foundation
 import ObjectGraph
+import ObjectGraphPostgres
 
 /// The suite's counter (the same entity as StoreBehaviourTests' `Counter`).
 final class Counter: ManagedObject {
@@ -39,6 +40,9 @@ let (kind, place, role, other) = (arguments[1], arguments[2], arguments[3], argu
 func location() throws -> PersistentContainer.Location {
     switch kind {
     case "sqlite": return .file(URL(fileURLWithPath: place))
+    case "postgres":
+        guard let url = URL(string: place) else { throw Failure(description: "not a URL: \(place)") }
+        return .postgres(url)
     default: throw Failure(description: "unknown store kind \(kind)")
     }
 }
@@ -60,7 +64,7 @@ func announce(_ name: String, in context: ManagedObjectContext) throws {
 }
 
 do {
-    let container = try PersistentContainer(name: "Counters", entities: [Counter.self], location: try location())
+    let container = try PersistentContainer(name: "Counters", entities: [Counter.self], store: try location())
     let context = container.viewContext
     context.mergePolicy = .error
     try announce("\(role)-ready", in: context)
@@ -94,7 +98,7 @@ do {
     try waitFor("\(other)-done", in: context)
 
     // What this process sees of the other's work, through a fetch of the store.
-    let reader = try PersistentContainer(name: "Counters", entities: [Counter.self], location: try location()).viewContext
+    let reader = try PersistentContainer(name: "Counters", entities: [Counter.self], store: try location()).viewContext
     let seen = try reader.fetch(FetchRequest<Counter>(predicate: try FetchPredicate("name BEGINSWITH 'c'"), sortDescriptors: [SortKey("name")]))
     let values = seen.map(\.value)
     guard values.reduce(0, +) == 2 * increments, seen.allSatisfy({ $0.left == "left" && $0.right == "right" }) else {
