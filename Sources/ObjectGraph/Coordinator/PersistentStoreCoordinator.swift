@@ -50,7 +50,14 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {  // mutable
     /// - Throws: ``StoreError`` when the server cannot be reached, the database holds a store
     ///   that does not fit the model (`.incompatibleModel`), or `readOnly` finds no store.
     convenience init(model: ManagedObjectModel, server: DatabaseServerLocation, readOnly: Bool) throws {
-        throw StoreError(.cannotOpen, url: server.url, "the PostgreSQL store is not part of this build yet (branch pgstore)")
+        let store = try PostgresStore(model: model, location: server, readOnly: readOnly)
+        self.init(model: model, store: store)
+        do {
+            try store.listen(for: self)
+        } catch {
+            store.close()
+            throw error
+        }
     }
 
     /// A coordinator over `store`, opened for `model`.

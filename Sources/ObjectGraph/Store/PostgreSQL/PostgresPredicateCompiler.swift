@@ -1,0 +1,275 @@
+import Foundation
+
+/// Turns a bound predicate into a PostgreSQL condition (a boolean expression) over the root
+/// table aliased `t`, with every value a parameter (`?`, numbered by ``PostgresSession``;
+/// the driver sends each with its type: int8, float8, text or bytea). The SQLite compiler's
+/// translation, in PostgreSQL's terms: `IS NOT DISTINCT FROM` for `==` (nil equals nil),
+/// boolean conditions, `left`/`right`/`strpos` for BEGINSWITH/ENDSWITH/CONTAINS, an array
+/// parameter for a long IN list, correlated scalar subqueries for to-one steps and
+/// `EXISTS` for ANY/ALL/NONE and SUBQUERY. `[c]`, `[d]`, LIKE and MATCHES call `og_str`,
+/// and predicate functions the `og_` functions of the schema (PostgresSchema+Functions).
+struct PostgresPredicateCompiler {
+    let layout: StoreLayout
+    private(set) var arguments: [SQLiteValue] = []
+    private var aliasCounter = 0
+
+    init(layout: StoreLayout) {
+        self.layout = layout
+    }
+
+    /// The condition for `node`, with `t` as the alias of the fetched table.
+    mutating func condition(_ node: BoundNode) -> String {
+        compile(node, aliases: ["t"])
+    }
+
+    /// The SQL expression for `path` from `t` (for sort keys and dictionary columns).
+    mutating func expression(_ path: BoundPath) -> String {
+        pathSQL(path, ["t"])
+    }
+
+    private func mapping(_ entity: EntityDescription) -> EntityMapping { layout.mappings[entity.index] }
+
+    private mutating func newAlias(_ prefix: String) -> String {
+        aliasCounter += 1
+        return "\(prefix)\(aliasCounter)"
+    }
+
+    private mutating func bind(_ value: SlotValue) -> String {
+        let stored = value.storedValue
+        // An untyped NULL parameter cannot be typed by the server in every position.
+        if case .null = stored { return "NULL" }
+        arguments.append(stored)
+        return "?"
+    }
+
+    // MARK: Nodes
+
+    private mutating func compile(_ node: BoundNode, aliases: [String]) -> String {
+        switch node {
+        case .constant(let value): return value ? "TRUE" : "FALSE"
+        case .not(let inner): return "NOT COALESCE((\(compile(inner, aliases: aliases))), FALSE)"
+        case .and(let nodes): return nodes.isEmpty ? "TRUE" : nodes.map { "(\(compile($0, aliases: aliases)))" }.joined(separator: " AND ")
+        case .or(let nodes): return nodes.isEmpty ? "FALSE" : nodes.map { "(\(compile($0, aliases: aliases)))" }.joined(separator: " OR ")
+        case .compare(let lhs, let op, let rhs, let options): return comparison(lhs, op, rhs, options, aliases)
+        case .quantified(let quantifier, let toMany, let element, let inner):
+            let (from, link, elementAliases) = source(toMany, element, aliases)
+            let condition = compile(inner, aliases: elementAliases)
+            switch quantifier {
+            case .all: return "NOT EXISTS (SELECT 1 FROM \(from) WHERE \(link) AND NOT COALESCE((\(condition)), FALSE))"
+            case .none: return "NOT EXISTS (SELECT 1 FROM \(from) WHERE \(link) AND (\(condition)))"
+            case .any, .direct: return "EXISTS (SELECT 1 FROM \(from) WHERE \(link) AND (\(condition)))"
+            }
+        }
+    }
+
+    private mutating func comparison(_ lhs: BoundOperand, _ op: PredicateOperator, _ rhs: BoundOperand,
+                                     _ options: StringOptions, _ aliases: [String]) -> String {
+        let mark = arguments.count
+        let left = operand(lhs, aliases)
+        let leftArguments = Array(arguments[mark...])
+        var used = false
+        /// `left` again: its parameters are bound again for each further use.
+        func reuse(_ compiler: inout PostgresPredicateCompiler) -> String {
+            if used { compiler.arguments += leftArguments }
+            used = true
+            return left
+        }
+        if case .list(let items) = rhs {
+            if op == .between {
+                if !options.isEmpty {
+                    let low = stringCall(.greaterOrEqual, options, reuse(&self), bind(items[0]))
+                    return "\(low) AND \(stringCall(.lessOrEqual, options, reuse(&self), bind(items[1])))"
+                }
+                return "\(reuse(&self)) BETWEEN \(bind(items[0])) AND \(bind(items[1]))"
+            }
+            let values = items.filter { !$0.isNull }
+            var terms: [String] = []
+            if !options.isEmpty {
+                for value in values { terms.append(stringCall(.equal, options, reuse(&self), bind(value))) }
+            } else if values.count > 100, let array = Self.arrayParameter(values) {
+                // A long list is one parameter: the protocol's limit on parameters never applies.
+                let target = reuse(&self)
+                arguments.append(.text(array.literal))
+                terms.append("\(target) = ANY(?::\(array.type)[])")
+            } else if !values.isEmpty {
+                let target = reuse(&self)
+                terms.append("\(target) IN (\(values.map { bind($0) }.joined(separator: ", ")))")
+            }
+            if values.count < items.count { terms.append("\(reuse(&self)) IS NULL") }
+            if terms.isEmpty { arguments.removeLast(leftArguments.count) }
+            return terms.isEmpty ? "FALSE" : terms.joined(separator: " OR ")
+        }
+        if !options.isEmpty || op == .like || op == .matches {
+            return stringCall(StringComparison.Code(op)!, options, left, operand(rhs, aliases))
+        }
+        if case .constant(let value) = rhs {
+            if value.isNull && op == .equal { return "\(left) IS NULL" }
+            if value.isNull && op == .notEqual { return "\(left) IS NOT NULL" }
+            if case .text(let text) = value, op == .beginsWith || op == .endsWith || op == .contains {
+                let length = text.unicodeScalars.count
+                if length == 0 {     // an empty search string is never found (StringComparison)
+                    arguments.removeLast(arguments.count - mark)
+                    return "FALSE"
+                }
+                switch op {
+                case .beginsWith: return "left(\(left), \(length)) = \(bind(value))"
+                case .endsWith: return "right(\(left), \(length)) = \(bind(value))"
+                default: return "strpos(\(left), \(bind(value))) > 0"
+                }
+            }
+        }
+        let right = operand(rhs, aliases)
+        switch op {
+        case .equal: return "\(left) IS NOT DISTINCT FROM \(right)"
+        case .notEqual: return "\(left) IS DISTINCT FROM \(right)"
+        case .less: return "\(left) < \(right)"
+        case .greater: return "\(left) > \(right)"
+        case .lessOrEqual, .greaterOrEqual:
+            let ordering = "\(left) \(op == .lessOrEqual ? "<=" : ">=") \(right)"
+            if case .constant = rhs { return ordering }
+            // Two nils are <= and >= each other (Foundation); both sides' parameters again.
+            arguments += Array(arguments[mark...])
+            return "COALESCE(\(ordering), (\(left)) IS NULL AND (\(right)) IS NULL)"
+        default: return stringCall(StringComparison.Code(op)!, options, left, right)
+        }
+    }
+
+    /// `values` as the text of a PostgreSQL array literal and its element type, when every
+    /// value is an integer (or object ID), every one a double, or every one text; else nil.
+    static func arrayParameter(_ values: [SlotValue]) -> (literal: String, type: String)? {
+        var items: [String] = []
+        items.reserveCapacity(values.count)
+        var type: String?
+        func accept(_ kind: String) -> Bool {
+            if type == nil { type = kind }
+            return type == kind
+        }
+        for value in values {
+            switch value {
+            case .int(let v) where accept("bigint"): items.append(String(v))
+            case .object(let id) where accept("bigint"): items.append(String(id.key))
+            case .double(let v) where v.isFinite && accept("double precision"): items.append("\(v)")
+            case .text(let v) where accept("text"):
+                items.append("\"" + v.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\"")
+            default: return nil
+            }
+        }
+        guard let type else { return nil }
+        return ("{" + items.joined(separator: ",") + "}", type)
+    }
+
+    private func stringCall(_ code: StringComparison.Code, _ options: StringOptions, _ left: String, _ right: String) -> String {
+        "og_str(\(code.rawValue), \(options.rawValue), (\(left))::text, (\(right))::text)"
+    }
+
+    // MARK: Operands
+
+    private mutating func operand(_ operand: BoundOperand, _ aliases: [String]) -> String {
+        switch operand {
+        case .constant(let value): return bind(value)
+        case .list(let items): return "(" + items.map { bind($0) }.joined(separator: ", ") + ")"
+        case .path(let path): return pathSQL(path, aliases)
+        case .collection(let function, let toMany, let element, let tail):
+            let (from, link, elementAliases) = source(toMany, element, aliases)
+            guard let tail else { return "(SELECT COUNT(*) FROM \(from) WHERE \(link))" }
+            let value = pathSQL(tail, elementAliases)
+            switch function {
+            case .count: return "(SELECT COUNT(\(value)) FROM \(from) WHERE \(link))"
+            case .sum: return "(SELECT COALESCE(SUM(\(value)), 0) FROM \(from) WHERE \(link))"
+            case .avg: return "(SELECT AVG(\(value)) FROM \(from) WHERE \(link))"
+            case .min: return "(SELECT MIN(\(value)) FROM \(from) WHERE \(link))"
+            case .max: return "(SELECT MAX(\(value)) FROM \(from) WHERE \(link))"
+            }
+        case .function(let function, let arguments):
+            // Any nil argument gives nil (PredicateFunction.apply); a NULL literal would also
+            // leave the overloaded function unresolved.
+            if arguments.contains(where: { if case .constant(let value) = $0 { return value.isNull }; return false }) {
+                for argument in arguments { _ = self.operand(argument, aliases) }
+                return "NULL"
+            }
+            let values = arguments.map { self.operand($0, aliases) }
+            switch function {
+            case .add, .subtract, .multiply: return "(\(values[0]) \(function.infix!) \(values[1]))"
+            default: return "\(Self.functionName(function))(\(values.joined(separator: ", ")))"
+            }
+        case .ternary(let condition, let then, let otherwise):
+            let test = compile(condition, aliases: aliases)
+            return "(CASE WHEN COALESCE((\(test)), FALSE) THEN \(self.operand(then, aliases)) ELSE \(self.operand(otherwise, aliases)) END)"
+        case .subqueryCount(let toMany, let element, let inner):
+            let (from, link, elementAliases) = source(toMany, element, aliases)
+            return "(SELECT COUNT(*) FROM \(from) WHERE \(link) AND (\(compile(inner, aliases: elementAliases))))"
+        }
+    }
+
+    /// The schema's function computing `function` (PostgresSchema+Functions).
+    static func functionName(_ function: PredicateFunction) -> String {
+        switch function {
+        case .add, .subtract, .multiply: return ""
+        case .divide: return "og_divide"
+        case .modulus: return "og_mod"
+        case .power: return "og_power"
+        case .abs: return "og_abs"
+        case .sqrt: return "og_sqrt"
+        case .log: return "og_log"
+        case .ln: return "og_ln"
+        case .exp: return "og_exp"
+        case .floor: return "og_floor"
+        case .ceiling: return "og_ceiling"
+        case .trunc: return "og_trunc"
+        case .bitwiseAnd: return "og_band"
+        case .bitwiseOr: return "og_bor"
+        case .bitwiseXor: return "og_bxor"
+        case .leftShift: return "og_shl"
+        case .rightShift: return "og_shr"
+        case .onesComplement: return "og_bnot"
+        case .lowercase: return "og_lower"
+        case .uppercase: return "og_upper"
+        case .length: return "og_length"
+        }
+    }
+
+    /// `alias.COLUMN` at the end of `path`, through a scalar subquery per to-one step.
+    private mutating func pathSQL(_ path: BoundPath, _ aliases: [String]) -> String {
+        step(path, 0, aliases[path.root], path.rootEntity)
+    }
+
+    private mutating func step(_ path: BoundPath, _ index: Int, _ alias: String, _ entity: EntityDescription) -> String {
+        guard index < path.hops.count else {
+            switch path.terminal {
+            case .attribute(let attribute): return "\(alias).\(mapping(entity).columnBySlot[attribute.slot]!)"
+            case .toOne(let relationship): return "\(alias).\(mapping(entity).columnBySlot[relationship.slot]!)"
+            case .identity: return "\(alias).Z_PK"
+            }
+        }
+        let hop = path.hops[index]
+        let next = newAlias("h")
+        let destination = hop.destinationEntity!
+        let inner = step(path, index + 1, next, destination)
+        return "(SELECT \(inner) FROM \(mapping(destination).table.name) \(next) WHERE \(next).Z_PK = \(alias).\(mapping(entity).columnBySlot[hop.slot]!))"
+    }
+
+    /// The FROM clause and link condition that range over a to-many's destinations, and the
+    /// aliases with the element's alias at `element`.
+    private mutating func source(_ toMany: BoundToMany, _ element: ScopeIndex, _ aliases: [String]) -> (String, String, [String]) {
+        let owner = pathSQL(toMany.ownerPath, aliases)
+        let relationship = toMany.relationship
+        let destination = relationship.destinationEntity!
+        let alias = newAlias("e")
+        var elementAliases = aliases
+        while elementAliases.count <= element { elementAliases.append("") }
+        elementAliases[element] = alias
+        let table = mapping(destination).table.name
+        var family = ""
+        if let condition = mapping(destination).entityCondition(includesSubentities: true, alias: alias) {
+            family = " AND " + condition
+        }
+        if let join = mapping(toMany.ownerEntity).joinTableBySlot[relationship.slot] {
+            let j = newAlias("j")
+            return ("\(join.name) \(j) JOIN \(table) \(alias) ON \(alias).Z_PK = \(j).\(join.memberColumn)",
+                    "\(j).\(join.ownerColumn) = \(owner)" + family, elementAliases)
+        }
+        let inverse = relationship.inverseRelationship!
+        let column = mapping(inverse.entity).columnBySlot[inverse.slot]!
+        return ("\(table) \(alias)", "\(alias).\(column) = \(owner)" + family, elementAliases)
+    }
+}

@@ -1,0 +1,215 @@
+import Foundation
+import OrderedCollections
+
+/// The writes of one save in PostgreSQL, inside one transaction on one connection.
+///
+/// Like ``SQLiteSaveTransaction`` it changes no object: keys, versions and the values the
+/// merge policy chose come back as a ``SaveOutcome`` the context applies after `COMMIT`.
+/// Updates and deletes check the version they were read at (`Z_OPT`); a row changed since
+/// is read `FOR UPDATE` (so no other save can move it again before this one rewrites it) and
+/// resolved by ``SaveConflictResolution``.
+struct PostgresSaveTransaction {
+    typealias Update = SaveRequest.Update
+    let session: PostgresSession
+    let layout: StoreLayout
+    let store: StoreIdentity
+    let request: SaveRequest
+    /// The keys reserved for the inserted objects (``PostgresStore/reserveKeys(_:)``).
+    let keys: TemporaryKeys
+    var policy: MergePolicy { request.policy }
+
+    /// Most parameters one multi-row INSERT binds (PostgreSQL allows 65,535).
+    static let parameterLimit = 30_000
+
+    func run() throws -> SaveOutcome {
+        let conflicts = try PostgresUniqueness(session: session, layout: layout, store: store, request: request).conflicts()
+        if !conflicts.isEmpty { throw ConstraintConflictError(conflicts: conflicts) }
+        var outcome = SaveOutcome()
+        outcome.keys = keys
+        try insertRows()
+        var mergeConflicts: [MergeConflictError.Conflict] = []
+        for change in request.updated { try update(change, &outcome, &mergeConflicts) }
+        for object in request.deleted { try delete(object, &mergeConflicts) }
+        if !mergeConflicts.isEmpty { throw MergeConflictError(conflicts: mergeConflicts) }
+        var plans = SavePlans(layout)
+        for object in request.inserted {
+            let plan = plans(object.entity)
+            if !plan.toManyWriteSlots.isEmpty { try writeToMany(object, plan) }
+        }
+        for change in request.updated {
+            let plan = plans(change.object.entity)
+            if !plan.toManyWriteSlots.isEmpty { try writeToMany(change.object, plan) }
+        }
+        return outcome
+    }
+
+    // MARK: Values
+
+    /// A slot value as its column stores it; object IDs as their (new) primary keys.
+    private func stored(_ value: SlotValue) -> SQLiteValue {
+        if case .object(let id) = value { return .integer(keys.storedKey(id)) }
+        return value.storedValue
+    }
+
+    /// The `Z_ENT` of a to-one's destination, or NULL.
+    private func entityNumber(_ value: SlotValue) -> SQLiteValue {
+        if case .object(let id) = value { return .integer(layout.mappings[id.entity.index].entityNumber) }
+        return .null
+    }
+
+    // MARK: Rows
+
+    /// INSERTs of several rows each, by entity.
+    private func insertRows() throws {
+        var byEntity: [(EntityDescription, [ManagedObject])] = []
+        for object in request.inserted {
+            if let last = byEntity.last, last.0 === object.entity {
+                byEntity[byEntity.count - 1].1.append(object)
+            } else if let index = byEntity.firstIndex(where: { $0.0 === object.entity }) {
+                byEntity[index].1.append(object)
+            } else {
+                byEntity.append((object.entity, [object]))
+            }
+        }
+        for (entity, objects) in byEntity {
+            let mapping = layout.mappings[entity.index]
+            let plan = mapping.savePlan!
+            var columns = ["Z_PK", "Z_ENT", "Z_OPT"]
+            for column in plan.insertColumns {
+                columns.append(mapping.columnBySlot[column.slot]!)
+                if column.hasEntityColumn { columns.append(mapping.entityColumnBySlot[column.slot]!) }
+            }
+            let width = columns.count - 2     // parameters per row: Z_ENT and Z_OPT are constants
+            let row = "(?, \(mapping.entityNumber), 1" + String(repeating: ", ?", count: width - 1) + ")"
+            let head = "INSERT INTO \(mapping.table.name) (\(columns.joined(separator: ", "))) VALUES "
+            for chunk in objects.chunks(max(1, Self.parameterLimit / width)) {
+                var arguments: [SQLiteValue] = []
+                arguments.reserveCapacity(chunk.count * width)
+                for object in chunk {
+                    precondition(object.values.count == plan.slotCount, "ManagedRecord: \(object.objectID) has no values to save")
+                    arguments.append(.integer(keys.storedKey(object.objectID)))
+                    for column in plan.insertColumns {
+                        let value = object.values[column.slot]
+                        arguments.append(stored(value))
+                        if column.hasEntityColumn { arguments.append(entityNumber(value)) }
+                    }
+                }
+                try session.execute(head + Array(repeating: row, count: chunk.count).joined(separator: ", "), arguments)
+            }
+        }
+    }
+
+    private func update(_ change: Update, _ outcome: inout SaveOutcome, _ conflicts: inout [MergeConflictError.Conflict]) throws {
+        let object = change.object
+        let mapping = layout.mappings[object.entity.index]
+        if try write(object.values, change.changes, version: object.version, object, mapping) { return }
+        // The row changed (or vanished) since it was read: lock it as it is now.
+        let row = try currentRow(of: object, mapping)
+        switch SaveConflictResolution.resolve(object, values: object.values, changed: change.changes, stored: row, policy: policy, mapping: mapping) {
+        case .conflict(let storeVersion):
+            conflicts.append(.init(objectID: object.objectID, snapshotVersion: object.version, storeVersion: storeVersion))
+        case .vanished:
+            outcome.vanished.append(object)
+        case .keepStored(let stored, let storedVersion):
+            outcome.resolved[ObjectIdentifier(object)] = (stored, storedVersion)
+        case .rewrite(let merged, let slots, let storedVersion):
+            guard try write(merged, slots, version: storedVersion, object, mapping) else {
+                conflicts.append(.init(objectID: object.objectID, snapshotVersion: object.version, storeVersion: storedVersion))
+                return
+            }
+            outcome.resolved[ObjectIdentifier(object)] = (merged, storedVersion + 1)
+        }
+    }
+
+    /// UPDATE with the version check; false when no row had that version.
+    private func write(_ values: ContiguousArray<SlotValue>, _ changed: ChangedSlots, version: Int64, _ object: ManagedObject,
+                       _ mapping: EntityMapping) throws -> Bool {
+        precondition(values.count == mapping.savePlan.slotCount, "ManagedRecord: \(object.objectID) has no values to save")
+        var assignments = ["Z_OPT = ?"]
+        var arguments: [SQLiteValue] = [.integer(version + 1)]
+        mapping.savePlan.storedSlots(of: changed).forEach { slot in
+            guard let column = mapping.columnBySlot[slot] else { return }
+            assignments.append("\(column) = ?")
+            arguments.append(stored(values[slot]))
+            if let entityColumn = mapping.entityColumnBySlot[slot] {
+                assignments.append("\(entityColumn) = ?")
+                arguments.append(entityNumber(values[slot]))
+            }
+        }
+        arguments += [.integer(object.objectID.key), .integer(version)]
+        let sql = "UPDATE \(mapping.table.name) SET \(assignments.joined(separator: ", ")) WHERE Z_PK = ? AND Z_OPT = ?"
+        return try session.execute(sql, arguments) == 1
+    }
+
+    private func currentRow(of object: ManagedObject, _ mapping: EntityMapping) throws -> StoreRow? {
+        let codec = PostgresRowCodec(layout: layout, store: store)
+        var row: StoreRow?
+        try session.query("SELECT \(mapping.table.selectList) FROM \(mapping.table.name) t WHERE t.Z_PK = ? FOR UPDATE",
+                          [.integer(object.objectID.key)]) { row = codec.decode($0) }
+        return row
+    }
+
+    private func delete(_ object: ManagedObject, _ conflicts: inout [MergeConflictError.Conflict]) throws {
+        let mapping = layout.mappings[object.entity.index]
+        let pk = object.objectID.key
+        let count = try session.execute("DELETE FROM \(mapping.table.name) WHERE Z_PK = ? AND Z_OPT = ?", [.integer(pk), .integer(object.version)])
+        if count == 0 {
+            // Not at the version read: gone already (fine), or changed by someone else.
+            guard case .integer(let current)? = try session.scalar("SELECT Z_OPT FROM \(mapping.table.name) WHERE Z_PK = ? FOR UPDATE", [.integer(pk)]) else {
+                return
+            }
+            if policy == .error {
+                conflicts.append(.init(objectID: object.objectID, snapshotVersion: object.version, storeVersion: current))
+                return
+            }
+            try session.execute("DELETE FROM \(mapping.table.name) WHERE Z_PK = ?", [.integer(pk)])
+        }
+        try deleteJoinRows(mapping, pk)
+    }
+
+    private func deleteJoinRows(_ mapping: EntityMapping, _ pk: Int64) throws {
+        var seen = Set<String>()
+        for case let join? in mapping.joinTableBySlot where seen.insert(join.name + join.ownerColumn).inserted {
+            try session.execute("DELETE FROM \(join.name) WHERE \(join.ownerColumn) = ?", [.integer(pk)])
+        }
+    }
+
+    // MARK: To-many storage
+
+    /// Join-table rows and ordering columns of the to-many relationships that changed.
+    private func writeToMany(_ object: ManagedObject, _ plan: EntitySavePlan) throws {
+        let mapping = layout.mappings[object.entity.index]
+        let owner = keys.storedKey(object.objectID)
+        for slot in plan.toManyWriteSlots {
+            guard case .objects(let now) = object.values[slot] else { continue }
+            let before = object.snapshot.isEmpty ? OrderedSet<ObjectID>() : (object.snapshot[slot].objectIDs ?? [])
+            if now == before && !object.snapshot.isEmpty { continue }
+            let key = { (id: ObjectID) in id.isTemporaryID ? keys.key(for: id) ?? id.key : id.key }
+            if let join = mapping.joinTableBySlot[slot], join.isWritingSide {
+                if let orderColumn = join.orderColumn {
+                    try session.execute("DELETE FROM \(join.name) WHERE \(join.ownerColumn) = ?", [.integer(owner)])
+                    if !now.isEmpty {
+                        try session.execute("INSERT INTO \(join.name) (\(join.ownerColumn), \(join.memberColumn), \(orderColumn)) SELECT ?, m, p FROM unnest(?::bigint[]) WITH ORDINALITY AS u(m, p) ON CONFLICT DO NOTHING",
+                                            [.integer(owner), .text(PostgresStore.keyArray(now.map(key)))])
+                    }
+                    continue
+                }
+                let removed = before.filter { !now.contains($0) }.map(key)
+                if !removed.isEmpty {
+                    try session.execute("DELETE FROM \(join.name) WHERE \(join.ownerColumn) = ? AND \(join.memberColumn) = ANY(?::bigint[])",
+                                        [.integer(owner), .text(PostgresStore.keyArray(removed))])
+                }
+                let added = now.filter { !before.contains($0) }.map(key)
+                if !added.isEmpty {
+                    try session.execute("INSERT INTO \(join.name) (\(join.ownerColumn), \(join.memberColumn)) SELECT ?, m FROM unnest(?::bigint[]) AS u(m) ON CONFLICT DO NOTHING",
+                                        [.integer(owner), .text(PostgresStore.keyArray(added))])
+                }
+            } else if let orderColumn = mapping.orderColumnBySlot[slot],
+                      let table = object.entity.relationshipAtSlot[slot]?.destinationEntity.root, !now.isEmpty {
+                let name = layout.mappings[table.index].table.name
+                try session.execute("UPDATE \(name) SET \(orderColumn) = u.p FROM unnest(?::bigint[]) WITH ORDINALITY AS u(m, p) WHERE \(name).Z_PK = u.m",
+                                    [.text(PostgresStore.keyArray(now.map(key)))])
+            }
+        }
+    }
+}

@@ -1,0 +1,194 @@
+import Foundation
+
+/// How a ``PostgresStore``'s schema folds diacritics for `[d]` (chosen when it is created).
+struct PostgresFunctions {
+    /// `unaccent` (the extension, when the database let the store create it) or `translate`
+    /// (a table of the Latin, Greek and Cyrillic letters Foundation folds).
+    let diacriticFolding: String
+}
+
+/// Creates a store's schema in a PostgreSQL database, or checks an existing one against the
+/// model: Core Data's layout (``StoreLayout``) with PostgreSQL's column types, in a schema
+/// of its own, plus the SQL functions the predicate compiler calls.
+///
+/// Two processes opening the same new database at once do not both create it: the check
+/// and the creation run in one transaction holding an advisory lock on the schema's name.
+/// An existing schema is never altered: migration is SQLite-only for now.
+struct PostgresSchema {
+    let model: ManagedObjectModel
+    let schema: String
+    let url: URL?
+
+    struct Opened {
+        var layout: StoreLayout
+        var metadata: StoreMetadata
+        var functions: PostgresFunctions
+    }
+
+    func open(driver: any DatabaseServerDriver, readOnly: Bool) throws -> Opened {
+        try driver.withSession { connection in
+            let session = PostgresSession(connection: connection, trace: nil)
+            try session.execute("BEGIN")
+            do {
+                // Taken for the transaction: a second opener waits here until the first commits.
+                try session.execute("SELECT pg_advisory_xact_lock(hashtext(?))", [.text("managedrecord.schema.\(schema)")])
+                let exists = try session.scalar("SELECT to_regclass(?) IS NOT NULL", [.text("\(schema).z_metadata")]) == .integer(1)
+                let opened: Opened
+                if exists {
+                    opened = try openExisting(session)
+                } else {
+                    if readOnly {
+                        throw StoreError(.readOnly, url: url, "the schema \(schema) holds no store yet, and a store opened with options: [.readOnly] cannot create Core Data's tables; open it without .readOnly once")
+                    }
+                    opened = try create(session)
+                }
+                try session.execute("COMMIT")
+                return opened
+            } catch {
+                _ = try? session.execute("ROLLBACK")
+                throw error
+            }
+        }
+    }
+
+    // MARK: Creating
+
+    private func create(_ session: PostgresSession) throws -> Opened {
+        let foreign = try session.scalar("SELECT count(*) FROM pg_catalog.pg_tables WHERE schemaname = ?", [.text(schema)])
+        if let foreign, foreign != .integer(0) {
+            throw StoreError(.notACoreDataStore, url: url, "the schema \(schema) has tables but no Z_METADATA: it was not written by Core Data or ManagedRecord, so it is left untouched; choose another schema with ?schema=<name>")
+        }
+        try session.execute("CREATE SCHEMA IF NOT EXISTS \(schema)")
+        try session.execute("SET LOCAL search_path TO \(schema)")
+        let layout = StoreLayout(model: model, numbers: StoreLayout.defaultNumbers(for: model))
+        let metadata = StoreMetadata(uuid: UUID().uuidString, model: model)
+        for statement in Self.createStatements(layout) { try session.execute(statement) }
+        let functions = try createFunctions(session)
+        for row in layout.primaryKeyRows() {
+            try session.execute("INSERT INTO Z_PRIMARYKEY (Z_ENT, Z_NAME, Z_SUPER, Z_MAX) VALUES (?, ?, ?, 0)",
+                                [.integer(row.number), .text(row.name), .integer(row.parent)])
+        }
+        try session.execute("INSERT INTO Z_METADATA (Z_VERSION, Z_UUID, Z_PLIST) VALUES (1, ?, ?)",
+                            [.text(metadata.uuid), .blob(try metadata.plist(storeType: "PostgreSQL"))])
+        return Opened(layout: layout, metadata: metadata, functions: functions)
+    }
+
+    /// PostgreSQL's type for a SQLite column type of the layout.
+    static func columnType(_ sqliteType: String) -> String {
+        switch sqliteType.uppercased() {
+        case "INTEGER": return "bigint"
+        case "FLOAT", "REAL", "DECIMAL", "TIMESTAMP": return "double precision"
+        case "BLOB": return "bytea"
+        default: return "text COLLATE \"C\""     // VARCHAR: code-point order, as SQLite's BINARY
+        }
+    }
+
+    /// The statements creating `layout`'s tables, indexes, join tables and unique indexes.
+    static func createStatements(_ layout: StoreLayout) -> [String] {
+        var statements: [String] = []
+        for table in layout.tables {
+            let columns = ["Z_PK bigint PRIMARY KEY", "Z_ENT bigint", "Z_OPT bigint"] + table.columns.map { "\($0.name) \(columnType($0.type))" }
+            statements.append("CREATE TABLE \(table.name) ( \(columns.joined(separator: ", ")) )")
+            statements += layout.indexStatements(for: table)
+        }
+        for (join, ownerColumn, memberColumn, orderColumns) in layout.joinTables {
+            let columns = ["\(ownerColumn) bigint", "\(memberColumn) bigint"] + orderColumns.map { "\($0) bigint" }
+            statements.append("CREATE TABLE IF NOT EXISTS \(join.name) ( \(columns.joined(separator: ", ")), PRIMARY KEY (\(ownerColumn), \(memberColumn)) )")
+            statements.append("CREATE INDEX IF NOT EXISTS \(join.name)_\(memberColumn)_INDEX ON \(join.name) (\(memberColumn), \(ownerColumn))")
+        }
+        // Core Data's unique index per constraint; text columns are already in code-point order.
+        statements += layout.uniqueIndexStatements().map { $0.replacingOccurrences(of: " COLLATE BINARY", with: "") }
+        statements.append("CREATE TABLE Z_PRIMARYKEY (Z_ENT bigint PRIMARY KEY, Z_NAME text, Z_SUPER bigint, Z_MAX bigint)")
+        statements.append("CREATE TABLE Z_METADATA (Z_VERSION bigint PRIMARY KEY, Z_UUID varchar(255), Z_PLIST bytea)")
+        statements.append("CREATE TABLE Z_MODELCACHE (Z_CONTENT bytea)")
+        return statements
+    }
+
+    // MARK: Opening
+
+    private func openExisting(_ session: PostgresSession) throws -> Opened {
+        try session.execute("SET LOCAL search_path TO \(schema)")
+        var metadata: StoreMetadata?
+        var failure: Error?
+        try session.query("SELECT Z_UUID, Z_PLIST FROM Z_METADATA ORDER BY Z_VERSION LIMIT 1") { row in
+            guard case .text(let uuid) = row[0], case .blob(let plist) = row[1] else { return }
+            do { metadata = try StoreMetadata(uuid: uuid, plist: plist) } catch { failure = error }
+        }
+        guard let metadata else {
+            throw StoreError(.corruptMetadata, url: url, "Z_METADATA of the schema \(schema) has no readable row\(failure.map { ": \($0)" } ?? "")")
+        }
+        var numbers: [String: Int64] = [:]
+        var parents: [String: Int64] = [:]
+        try session.query("SELECT Z_ENT, Z_NAME, Z_SUPER FROM Z_PRIMARYKEY") { row in
+            guard case .integer(let number) = row[0], case .text(let name) = row[1] else { return }
+            numbers[name] = number
+            if case .integer(let parent) = row[2] { parents[name] = parent } else { parents[name] = 0 }
+        }
+        var problems: [String] = []
+        for entity in model.entities {
+            guard numbers[entity.name] != nil else {
+                problems.append("the entity \(entity.name) has no table rows in the store (Z_PRIMARYKEY)")
+                continue
+            }
+            let expectedParent = entity.superentity.flatMap { numbers[$0.name] } ?? 0
+            if parents[entity.name] != expectedParent { problems.append("\(entity.name) has another parent entity in the store") }
+        }
+        let modelNames = Set(model.entities.map(\.name))
+        for name in numbers.keys where !modelNames.contains(name) {
+            problems.append("the store has the entity \(name), which the model lacks")
+        }
+        if problems.isEmpty {
+            let layout = StoreLayout(model: model, numbers: numbers)
+            problems += try missingColumns(layout, session)
+            if problems.isEmpty {
+                let folding = try session.scalar("SELECT obj_description(p.oid, 'pg_proc') FROM pg_catalog.pg_proc p JOIN pg_catalog.pg_namespace n ON n.oid = p.pronamespace WHERE n.nspname = ? AND p.proname = 'og_fold' LIMIT 1",
+                                                 [.text(schema)])
+                guard case .text(let comment)? = folding else {
+                    throw StoreError(.incompatibleModel, url: url, "the schema \(schema) has Core Data's tables but not the functions ManagedRecord's PostgreSQL store creates (og_fold): it was written by other software; use another schema")
+                }
+                return Opened(layout: layout, metadata: metadata, functions: PostgresFunctions(diacriticFolding: comment))
+            }
+        }
+        throw StoreError(.incompatibleModel, url: url, "the store in the schema \(schema) does not fit the model: \(problems.prefix(8).joined(separator: "; ")). Migration is SQLite-only for now: a PostgreSQL store is opened only with the model it was created with (or one with the same tables and columns); nothing was changed")
+    }
+
+    /// The tables and columns the layout needs that the schema lacks.
+    private func missingColumns(_ layout: StoreLayout, _ session: PostgresSession) throws -> [String] {
+        var existing: [String: Set<String>] = [:]
+        try session.query("SELECT table_name, column_name FROM information_schema.columns WHERE table_schema = ?", [.text(schema)]) { row in
+            guard case .text(let table) = row[0], case .text(let column) = row[1] else { return }
+            existing[table.lowercased(), default: []].insert(column.lowercased())
+        }
+        var problems: [String] = []
+        for table in layout.tables {
+            guard let columns = existing[table.name.lowercased()] else {
+                problems.append("the table \(table.name) is missing")
+                continue
+            }
+            for column in ["Z_PK", "Z_ENT", "Z_OPT"] + table.columns.map(\.name) where !columns.contains(column.lowercased()) {
+                problems.append("the column \(table.name).\(column) is missing")
+            }
+        }
+        for (join, ownerColumn, memberColumn, orderColumns) in layout.joinTables {
+            guard let columns = existing[join.name.lowercased()] else {
+                problems.append("the join table \(join.name) is missing")
+                continue
+            }
+            for column in [ownerColumn, memberColumn] + orderColumns where !columns.contains(column.lowercased()) {
+                problems.append("the column \(join.name).\(column) is missing")
+            }
+        }
+        return problems
+    }
+}
+
+extension StoreMetadata {
+    /// The metadata plist with `storeType` as `NSStoreType`.
+    func plist(storeType: String) throws -> Data {
+        guard var dictionary = try PropertyListSerialization.propertyList(from: plist(), format: nil) as? [String: Any] else {
+            throw CocoaError(.propertyListWriteInvalid)
+        }
+        dictionary["NSStoreType"] = storeType
+        return try PropertyListSerialization.data(fromPropertyList: dictionary, format: .binary, options: 0)
+    }
+}

@@ -1,0 +1,130 @@
+import Foundation
+
+// The writes of ``PersistentStore`` in PostgreSQL: each in one transaction, which sends the
+// change notification of the commit (PostgresChangeNotice) before it commits.
+extension PostgresStore {
+    func uniquenessConflicts(_ save: SaveRequest) throws -> [ConstraintConflictError.Conflict] {
+        try session { session in
+            try PostgresUniqueness(session: session, layout: layout, store: identity, request: save).conflicts()
+        }
+    }
+
+    /// Saves in one transaction; all or nothing. Keys for the inserted objects are taken
+    /// first, in a short transaction of their own (`UPDATE Z_PRIMARYKEY ... RETURNING`), so
+    /// concurrent saves never wait for each other on `Z_PRIMARYKEY`; a failed save leaves a
+    /// gap in the keys, as Core Data's stores do.
+    ///
+    /// A uniqueness conflict found by the unique index (another process committed the same
+    /// values after this save checked) rolls the save back and throws
+    /// ``ConstraintConflictError`` naming the objects. A connection lost during the save
+    /// throws ``StoreError`` `.connectionLost`: the server rolled the transaction back and
+    /// the context keeps its changes (when it breaks during `COMMIT` itself, the server may
+    /// have committed: fetch again before saving the same changes).
+    func save(_ save: SaveRequest) throws -> SaveOutcome {
+        try checkWritable()
+        let keys = try reserveKeys(save.inserted)
+        do {
+            return try transaction { session in
+                let outcome = try PostgresSaveTransaction(session: session, layout: layout, store: identity, request: save, keys: keys).run()
+                var notice = PostgresChangeNotice(sender: senderID)
+                notice.inserted = save.inserted.map { noticePair($0.objectID, keys) }
+                let vanished = Set(outcome.vanished.map { ObjectIdentifier($0) })
+                notice.updated = save.updated.filter { !vanished.contains(ObjectIdentifier($0.object)) }.map { noticePair($0.object.objectID) }
+                notice.deleted = save.deleted.map { noticePair($0.objectID) }
+                try notify(notice, session)
+                return outcome
+            }
+        } catch let error as StoreError where (error.underlying as? DatabaseServerError)?.sqlState == "23505" {
+            // Another process saved the same constrained values after the check: name them.
+            let conflicts = (try? uniquenessConflicts(save)) ?? []
+            if !conflicts.isEmpty { throw ConstraintConflictError(conflicts: conflicts) }
+            throw StoreError(.serverError, url: url, "the save would break a uniqueness constraint (\((error.underlying as? DatabaseServerError)?.message ?? "a unique index")); nothing was saved", underlying: error.underlying)
+        }
+    }
+
+    /// Primary keys for `inserted`, by temporary ID: a block per root entity, each taken from
+    /// `Z_PRIMARYKEY` in one statement (its own transaction) that also skips keys rows of
+    /// other software already use.
+    func reserveKeys(_ inserted: [ManagedObject]) throws -> TemporaryKeys {
+        guard !inserted.isEmpty else { return TemporaryKeys() }
+        var groups: [(root: EntityDescription, objects: [ManagedObject])] = []
+        for object in inserted {
+            let root = object.entity.root
+            if let index = groups.firstIndex(where: { $0.root === root }) {
+                groups[index].objects.append(object)
+            } else {
+                groups.append((root, [object]))
+            }
+        }
+        var keys = TemporaryKeys(capacity: inserted.count)
+        try session { session in
+            for group in groups {
+                var key = try reserve(group.objects.count, root: group.root, session)
+                for object in group.objects {
+                    key += 1
+                    keys.insert(object.objectID, key: key)
+                }
+            }
+        }
+        return keys
+    }
+
+    /// Reserves `count` keys of `root`'s table; returns the last key before them.
+    func reserve(_ count: Int, root: EntityDescription, _ session: PostgresSession) throws -> Int64 {
+        let table = layout.mappings[root.index].table.name
+        let sql = "UPDATE Z_PRIMARYKEY SET Z_MAX = GREATEST(COALESCE(Z_MAX, 0), (SELECT COALESCE(MAX(Z_PK), 0) FROM \(table))) + ? WHERE Z_ENT = ? RETURNING Z_MAX"
+        guard case .integer(let last)? = try session.scalar(sql, [.integer(Int64(count)), .integer(layout.numbers[root.name]!)]) else {
+            throw StoreError(.corruptMetadata, url: url, "Z_PRIMARYKEY has no row for the entity \(root.name): the schema was changed by other software")
+        }
+        return last - Int64(count)
+    }
+
+    func batchDelete(_ query: StoreQuery, listingIDs: Bool) throws -> BatchDeleteOutcome {
+        try checkWritable()
+        let select = PostgresSelect(query, layout: layout)
+        return try transaction { session in
+            var deleter = PostgresBatchDeleter(store: self, session: session)
+            let listed: [ObjectID]
+            if query.admitsEveryRow {
+                listed = listingIDs ? try deleter.selectIDs(select) : []
+                try deleter.selectEntities(select, includesSubentities: query.includesSubentities)
+            } else {
+                listed = try deleter.selectAndKeepIDs(select)
+            }
+            let count = try deleter.delete(select)
+            let nullified = try deleter.readRows(deleter.nullified)
+            var notice = PostgresChangeNotice(sender: senderID)
+            notice.deleted = (query.admitsEveryRow ? deleter.cascaded : Array(deleter.deleted)).map { noticePair($0) }
+            if let entities = deleter.deletedEntities {
+                notice.emptied = entities.entities.map { (layout.mappings[$0.index].entityNumber, entities.maxKey) }
+            }
+            notice.updated = nullified.map { noticePair($0.id) }
+            try notify(notice, session)
+            return BatchDeleteOutcome(count: count, listed: listed, deleted: deleter.deleted, cascaded: deleter.cascaded,
+                                      deletedEntities: deleter.deletedEntities, nullified: nullified)
+        }
+    }
+
+    func batchUpdate(_ query: StoreQuery, _ values: [(attribute: AttributeDescription, value: SlotValue)]) throws -> [StoreRow] {
+        try checkWritable()
+        let select = PostgresSelect(query, layout: layout)
+        let mapping = select.mapping
+        let assignments = values.map { "\(mapping.columnBySlot[$0.attribute.slot]!) = ?" }
+        let arguments = values.map(\.value.storedValue)
+        return try transaction { session in
+            let deleter = PostgresBatchDeleter(store: self, session: session)
+            let selected = try deleter.selectIDs(select)
+            if !assignments.isEmpty {
+                for chunk in selected.chunks(5000) {
+                    let sql = "UPDATE \(mapping.table.name) SET \(assignments.joined(separator: ", ")), Z_OPT = Z_OPT + 1 WHERE Z_PK = ANY(?::bigint[])"
+                    try session.execute(sql, arguments + [.text(Self.keyArray(chunk.lazy.map(\.key)))])
+                }
+            }
+            let rows = try deleter.readRows(selected)
+            var notice = PostgresChangeNotice(sender: senderID)
+            notice.updated = rows.map { noticePair($0.id) }
+            try notify(notice, session)
+            return rows
+        }
+    }
+}
