@@ -4,7 +4,7 @@ import Testing
 
 /// Aggregates, distinct values and dictionary fetches with groups, over the company of
 /// `CompanyFixture`.
-@Suite("Aggregates, distinct values and dictionaries")
+@Suite("Aggregates, distinct values and dictionaries", .onOwnThreads)
 struct AggregateTests {
     @Test("sum, average, min, max and count over the objects a request selects", arguments: StoreKind.allCases)
     func aggregates(_ kind: StoreKind) throws {

@@ -4,7 +4,7 @@ import Testing
 
 /// Batch deletes and updates: run by the store without loading objects, with the delete rules
 /// applied, and merged into every context of the container.
-@Suite("Batch requests")
+@Suite("Batch requests", .onOwnThreads)
 struct BatchRequestTests {
     @Test("A batch delete with a predicate removes the rows, nullifies join rows and reaches every context", arguments: StoreKind.allCases)
     func batchDeleteWithPredicate(_ kind: StoreKind) throws {

@@ -5,7 +5,7 @@ import Testing
 /// What a commit in one context does to the others: every context of one container merges
 /// it (both kinds); the contexts of *another* container on the same store receive it only
 /// where the store promises it (`StoreKind.notifiesOtherContainers`).
-@Suite("Changes reaching other contexts")
+@Suite("Changes reaching other contexts", .onOwnThreads)
 struct ChangePropagationTests {
     @Test("A background context's save reaches the view context of the same container", arguments: StoreKind.allCases)
     func withinOneContainer(_ kind: StoreKind) throws {

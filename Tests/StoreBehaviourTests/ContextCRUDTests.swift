@@ -4,7 +4,7 @@ import Testing
 
 /// Inserts, reads, updates and deletes through contexts (view and background), read back by
 /// a fresh container.
-@Suite("CRUD through contexts")
+@Suite("CRUD through contexts", .onOwnThreads)
 struct ContextCRUDTests {
     private static let photo = Data((0...255).map { UInt8($0) })
     private static let hired = Date(timeIntervalSinceReferenceDate: 123_456_789.125)

@@ -4,7 +4,7 @@ import Testing
 
 /// Two containers on one store (one file, or one database) change the same object: Core
 /// Data's five merge policies decide, as docs/saving-and-errors.md tabulates them.
-@Suite("Merge policies")
+@Suite("Merge policies", .onOwnThreads)
 struct MergePolicyTests {
     /// John (Smith, 42, salary 52000) as container A read him, after container B saved
     /// salary 70000 and lastName Smyth over him. A has not seen B's save (it merges nothing

@@ -4,7 +4,7 @@ import Testing
 
 /// Every predicate form, answered by each store over the company of `CompanyFixture` (the
 /// expected names are written out: both stores must give exactly these).
-@Suite("Predicates")
+@Suite("Predicates", .onOwnThreads)
 struct PredicateTests {
     @Test("Integer comparisons on Int16, Int32 and Int64 attributes", arguments: StoreKind.allCases)
     func integerComparisons(_ kind: StoreKind) throws {

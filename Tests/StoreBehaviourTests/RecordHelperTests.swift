@@ -5,7 +5,7 @@ import Testing
 /// The active-record layer's class-level helpers on each kind of store. Serialized: the
 /// helpers find their stack through ManagedRecord's process-wide registry, which one test
 /// at a time sets up.
-@Suite("Class-level helpers (ManagedRecord)", .serialized)
+@Suite("Class-level helpers (ManagedRecord)", .serialized, .onOwnThreads)
 struct RecordHelperTests {
     /// Ann (30), Bob (45, Wu's department) and Mia (52, a manager), committed.
     private func seed() throws -> (ann: Employee, bob: Employee, mia: Manager) {

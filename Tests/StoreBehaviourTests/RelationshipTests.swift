@@ -4,7 +4,7 @@ import Testing
 
 /// Every relationship kind, saved and read back through a fresh container; delete rules;
 /// faults and prefetching.
-@Suite("Relationships")
+@Suite("Relationships", .onOwnThreads)
 struct RelationshipTests {
     private func one<T: ManagedObject>(_ type: T.Type, _ format: String, _ arguments: Any?..., in context: ManagedObjectContext) throws -> T {
         let found = try context.fetch(FetchRequest<T>(predicate: FetchPredicate(format, argumentArray: arguments)))

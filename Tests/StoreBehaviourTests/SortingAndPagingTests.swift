@@ -3,7 +3,7 @@ import ObjectGraph
 import Testing
 
 /// Sort orders, pages and counts, over the company of `CompanyFixture`.
-@Suite("Sorting, paging and counts")
+@Suite("Sorting, paging and counts", .onOwnThreads)
 struct SortingAndPagingTests {
     private func lastNames(_ context: ManagedObjectContext, _ keys: [SortKey], where predicate: FetchPredicate? = nil,
                            limit: Int = 0, offset: Int = 0) throws -> [String] {

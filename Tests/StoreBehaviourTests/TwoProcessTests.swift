@@ -5,7 +5,7 @@ import Testing
 /// Two processes (`StoreWriter`, built with the tests) commit concurrently to the same
 /// counters of one store: no increment is lost, conflicts are retried or resolved by the
 /// merge policy, and each process sees the other's changes. This process watches.
-@Suite("Two processes on one store")
+@Suite("Two processes on one store", .onOwnThreads)
 struct TwoProcessTests {
     static let increments = 60
 
@@ -58,13 +58,17 @@ struct WriterProcess {
     let pipe = Pipe()
 
     init(kind: StoreKind, store: TestStore, role: String, other: String, increments: Int) throws {
+        try self.init(kind: kind, arguments: [kind.rawValue, store.processArgument, role, other, "\(increments)"])
+    }
+
+    init(kind: StoreKind, arguments: [String]) throws {
         let folder = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
         let executable = folder.appendingPathComponent("StoreWriter")
         guard FileManager.default.isExecutableFile(atPath: executable.path) else {
             throw NotBuilt(path: executable.path)
         }
         process.executableURL = executable
-        process.arguments = [kind.rawValue, store.processArgument, role, other, "\(increments)"]
+        process.arguments = arguments
         var environment = ProcessInfo.processInfo.environment
         environment["SWIFT_BACKTRACE"] = "enable=no"
         process.environment = environment
@@ -86,5 +90,63 @@ struct WriterProcess {
     struct NotBuilt: Error, CustomStringConvertible {
         let path: String
         var description: String { "\(path) was not built; `swift build --build-tests` builds it with the tests" }
+    }
+}
+
+/// Async code opens stores from tasks on Swift's cooperative pool, where a caller that waits
+/// holds a pool thread. `StoreWriter tasks` opens the store from as many child tasks as the
+/// pool has threads (at least 4), in a process of its own so that a starved pool cannot hold
+/// up the other tests.
+@Suite("Stores opened from async code", .onOwnThreads)
+struct AsyncOpenTests {
+    @Test("A store opens from as many concurrent tasks as the cooperative pool has threads", arguments: StoreKind.allCases)
+    func openFromConcurrentTasks(_ kind: StoreKind) throws {
+        let store = try kind.newStore()
+        _ = try store.container([Counter.self], name: "Counters")     // the store exists: opening is all the tasks do
+        let tasks = max(4, ProcessInfo.processInfo.activeProcessorCount)
+        let opener = try WriterProcess(kind: kind, arguments: [kind.rawValue, store.processArgument, "tasks", "\(tasks)"])
+        let outcome = opener.finish(within: .seconds(90))
+        #expect(outcome.status == 0, "\(outcome.output)")
+        #expect(outcome.output.contains("store writer tasks ok: tasks=\(tasks) counts=\(Array(repeating: 0, count: tasks))"), "\(outcome.output)")
+    }
+}
+
+/// Several containers (as several processes would) create a new store at the same moment.
+@Suite("A new store opened by several containers at once", .onOwnThreads)
+struct ConcurrentCreationTests {
+    @Test("Four containers opening one new store at the same moment all open it", arguments: StoreKind.allCases)
+    func concurrentFirstOpen(_ kind: StoreKind) throws {
+        let store = try kind.newStore()
+        let failures = Locked<[String]>([])
+        let counts = Locked<[Int]>([])
+        let start = DispatchSemaphore(value: 0)
+        let group = DispatchGroup()
+        for _ in 0..<4 {
+            group.enter()
+            Thread.detachNewThread {
+                defer { group.leave() }
+                start.wait()
+                do {
+                    let count = try store.container().viewContext.count(for: FetchRequest<Employee>())
+                    counts.withLock { $0.append(count) }
+                } catch {
+                    failures.withLock { $0.append("\(error)") }
+                }
+            }
+        }
+        for _ in 0..<4 { start.signal() }
+        #expect(group.wait(timeout: .now() + 90) == .success)
+        // Known on SQLite (a finding for the SQLite store, kept visible): the containers race to
+        // create the tables, and the losers fail with "table ZACCOUNT already exists".
+        withKnownIssue("SQLite: containers creating one new store at once race on CREATE TABLE", isIntermittent: true) {
+            #expect(failures.value == [])
+            #expect(counts.value == [0, 0, 0, 0])
+        } when: {
+            kind == .sqlite
+        }
+        let context = try store.container().viewContext
+        Employee(context: context).firstName = "After"
+        try context.save()
+        #expect(try store.container().viewContext.employeeNames("TRUEPREDICATE") == ["After"])
     }
 }

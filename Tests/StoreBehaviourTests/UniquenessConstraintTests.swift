@@ -4,7 +4,7 @@ import Testing
 
 /// Uniqueness constraints: a duplicate is refused under `.error` and merged into the stored
 /// row under the other policies, whichever container stored the first one.
-@Suite("Uniqueness constraints")
+@Suite("Uniqueness constraints", .onOwnThreads)
 struct UniquenessConstraintTests {
     /// Ann's account (a@x, Sales/1, balance 10), saved through a container of its own.
     private func storeAnn(_ store: TestStore) throws -> ObjectID {

@@ -14,9 +14,17 @@
 //    changes: every increment of both, and both attributes.
 //
 // Prints `store writer <role> ok: increments=N conflicts=M`, or what went wrong (exit 1).
+//
+//   StoreWriter <sqlite|postgres> <path or URL> tasks <n>
+//
+// Opens the store from <n> child tasks at once, on Swift's cooperative pool (as async code
+// does), each counting the counters; with <n> at least the pool's width every pool thread
+// is taken by a caller waiting for its store. Prints `store writer tasks ok: ...` (exit 0),
+// or what went wrong (exit 1).
 import Foundation
 import ObjectGraph
 import ObjectGraphPostgres
+import Synchronization
 
 /// The suite's counter (the same entity as StoreBehaviourTests' `Counter`).
 final class Counter: ManagedObject {
@@ -31,6 +39,9 @@ struct Failure: Error, CustomStringConvertible {
 }
 
 let arguments = CommandLine.arguments
+if arguments.count == 5, arguments[3] == "tasks", let tasks = Int(arguments[4]) {
+    openFromTasks(tasks, kind: arguments[1], place: arguments[2])
+}
 guard arguments.count == 6, ["left", "right"].contains(arguments[3]), let increments = Int(arguments[5]) else {
     FileHandle.standardError.write(Data("usage: StoreWriter <sqlite|postgres> <path or URL> <left|right> <other role> <increments>\n".utf8))
     exit(2)
@@ -38,12 +49,63 @@ guard arguments.count == 6, ["left", "right"].contains(arguments[3]), let increm
 let (kind, place, role, other) = (arguments[1], arguments[2], arguments[3], arguments[4])
 
 func location() throws -> PersistentContainer.Location {
+    try location(kind: kind, place: place)
+}
+
+func location(kind: String, place: String) throws -> PersistentContainer.Location {
     switch kind {
     case "sqlite": return .file(URL(fileURLWithPath: place))
     case "postgres":
         guard let url = URL(string: place) else { throw Failure(description: "not a URL: \(place)") }
         return .postgres(url)
     default: throw Failure(description: "unknown store kind \(kind)")
+    }
+}
+
+/// What the tasks of ``openFromTasks(_:kind:place:)`` gave.
+final class TaskOutcome: Sendable {
+    let result = Mutex<Result<[Int], any Error>?>(nil)
+}
+
+/// Opens the store from `tasks` child tasks at once and exits: 0 when every one could count
+/// the counters within 60 s, 1 otherwise.
+func openFromTasks(_ tasks: Int, kind: String, place: String) -> Never {
+    let outcome = TaskOutcome()
+    let done = DispatchSemaphore(value: 0)
+    let start = ContinuousClock.now
+    Task.detached {
+        let result: Result<[Int], any Error>
+        do {
+            let store = try location(kind: kind, place: place)
+            result = .success(try await withThrowingTaskGroup(of: Int.self) { group in
+                for _ in 0..<tasks {
+                    group.addTask {
+                        let container = try PersistentContainer(name: "Counters", entities: [Counter.self], store: store)
+                        return try container.viewContext.count(for: FetchRequest<Counter>())
+                    }
+                }
+                return try await group.reduce(into: [Int]()) { $0.append($1) }
+            })
+        } catch {
+            result = .failure(error)
+        }
+        outcome.result.withLock { $0 = result }
+        done.signal()
+    }
+    guard done.wait(timeout: .now() + 60) == .success else {
+        print("store writer tasks FAILED: \(tasks) tasks did not open the store within 60 s")
+        exit(1)
+    }
+    let elapsed = ContinuousClock.now - start
+    switch outcome.result.withLock({ $0 }) {
+    case .success(let counts):
+        print("store writer tasks ok: tasks=\(tasks) counts=\(counts) in \(elapsed)")
+        exit(0)
+    case .failure(let error):
+        print("store writer tasks FAILED after \(elapsed): \(error)")
+        exit(1)
+    case nil:
+        exit(1)
     }
 }
 
