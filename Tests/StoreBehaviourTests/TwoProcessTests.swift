@@ -105,7 +105,7 @@ struct AsyncOpenTests {
         _ = try store.container([Counter.self], name: "Counters")     // the store exists: opening is all the tasks do
         let tasks = max(4, ProcessInfo.processInfo.activeProcessorCount)
         let opener = try WriterProcess(kind: kind, arguments: [kind.rawValue, store.processArgument, "tasks", "\(tasks)"])
-        let outcome = opener.finish(within: .seconds(90))
+        let outcome = opener.finish(within: .seconds(200))
         #expect(outcome.status == 0, "\(outcome.output)")
         #expect(outcome.output.contains("store writer tasks ok: tasks=\(tasks) counts=\(Array(repeating: 0, count: tasks))"), "\(outcome.output)")
     }
