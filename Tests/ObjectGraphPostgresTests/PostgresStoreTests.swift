@@ -113,6 +113,28 @@ final class PostgresStoreTests: XCTestCase {
         XCTAssertEqual(try PostgresTestServer.psql("SELECT count(*) FROM league2.zplayer", database: url), "7")
     }
 
+    func testContainersOpeningANewDatabaseAtOnceCreateItOnce() throws {
+        let url = try PostgresTestServer.newDatabase("race")
+        let opened = Mutex<[PersistentContainer]>([])
+        let failures = Mutex<[String]>([])
+        let entities = self.entities
+        DispatchQueue.concurrentPerform(iterations: 4) { _ in
+            do {
+                let container = try PersistentContainer(name: "League", entities: entities, store: .postgres(url))
+                opened.withLock { $0.append(container) }
+            } catch {
+                failures.withLock { $0.append("\(error)") }
+            }
+        }
+        XCTAssertEqual(failures.withLock { $0 }, [])
+        let containers = opened.withLock { $0 }
+        defer { for container in containers { container.persistentStoreCoordinator.close() } }
+        XCTAssertEqual(containers.count, 4)
+        XCTAssertEqual(Set(containers.map(\.persistentStoreCoordinator.storeIdentifier)).count, 1, "one store, one UUID")
+        XCTAssertEqual(try PostgresTestServer.psql("SELECT count(*) FROM coredata.z_metadata", database: url), "1")
+        XCTAssertEqual(try PostgresTestServer.psql("SELECT count(*) FROM coredata.z_primarykey", database: url), "3")
+    }
+
     func testAnIncompatibleModelIsRefusedAndTheSchemaLeftAlone() throws {
         let url = try PostgresTestServer.newDatabase("incompatible")
         do {
@@ -332,6 +354,28 @@ final class PostgresStoreTests: XCTestCase {
         XCTAssertEqual(try PostgresTestServer.psql("SELECT zage FROM coredata.zplayer WHERE zname = 'bob'", database: url), "60")
     }
 
+    func testTextHoldingNULIsRefusedBeforeAnythingIsWritten() throws {
+        let url = try PostgresTestServer.newDatabase("nul")
+        let container = try open(url)
+        defer { container.persistentStoreCoordinator.close() }
+        let context = container.viewContext
+        let fine = Player(context: context)
+        fine.name = "fine"
+        let odd = Player(context: context)
+        odd.name = "a\u{0}b"
+        XCTAssertThrowsError(try context.save()) { error in
+            let storeError = error as? StoreError
+            XCTAssertEqual(storeError?.code, .serverError, "\(error)")
+            XCTAssertEqual((storeError?.underlying as? DatabaseServerError)?.sqlState, "22021")
+            XCTAssertTrue(storeError?.message.contains("NUL") == true, "\(error)")
+        }
+        XCTAssertTrue(context.hasChanges)
+        XCTAssertEqual(try PostgresTestServer.psql("SELECT count(*) FROM coredata.zplayer", database: url), "0")
+        odd.name = "ab"
+        try context.save()
+        XCTAssertEqual(try PostgresTestServer.psql("SELECT count(*) FROM coredata.zplayer", database: url), "2")
+    }
+
     func testAUniquenessConflictIsRefusedAndNothingIsWritten() throws {
         let url = try PostgresTestServer.newDatabase("unique")
         let first = try open(url)
@@ -413,6 +457,51 @@ final class PostgresStoreTests: XCTestCase {
         // The view context merges at its next access, as after a local save.
         XCTAssertEqual(try watcher.viewContext.count(for: FetchRequest<Player>()), 8)
         XCTAssertEqual(seen.age, 27)
+    }
+
+    /// Polls `condition` (each poll an entry point of the contexts it reads) until it holds or
+    /// `seconds` pass; returns whether it held.
+    private func eventually(_ seconds: Double = 20, _ condition: () throws -> Bool) rethrows -> Bool {
+        let deadline = Date().addingTimeInterval(seconds)
+        while Date() < deadline {
+            if try condition() { return true }
+            usleep(10_000)
+        }
+        return try condition()
+    }
+
+    func testACommitTooLargeToListMakesOtherContainersRefreshEverything() throws {
+        let url = try PostgresTestServer.newDatabase("large")
+        let writer = try open(url)
+        let watcher = try open(url)
+        defer { writer.persistentStoreCoordinator.close(); watcher.persistentStoreCoordinator.close() }
+        try fill(writer.viewContext)
+        let seen = try XCTUnwrap(watcher.viewContext.fetch(FetchRequest<Player>(predicate: try FetchPredicate("name == 'bob'"))).first)
+        XCTAssertEqual(seen.age, 25)
+        let bob = try XCTUnwrap(writer.viewContext.fetch(FetchRequest<Player>(predicate: try FetchPredicate("name == 'bob'"))).first)
+        bob.age = 44
+        for index in 0..<2000 {
+            let player = Player(context: writer.viewContext)
+            player.name = "p\(index)"
+        }
+        try writer.viewContext.save()
+        // 2001 objects do not fit in a notification: the watcher is told to refresh everything.
+        XCTAssertTrue(try eventually { try watcher.viewContext.count(for: FetchRequest<Team>()) == 2 && seen.age == 44 }, "the watcher's unchanged object reads the new row")
+        XCTAssertEqual(try watcher.viewContext.count(for: FetchRequest<Player>()), 2007)
+    }
+
+    func testAfterTheListenerReconnectsRegisteredObjectsReadTheirRowsAgain() throws {
+        let url = try PostgresTestServer.newDatabase("reconnect")
+        let watcher = try open(url)
+        defer { watcher.persistentStoreCoordinator.close() }
+        try fill(watcher.viewContext)
+        let seen = try XCTUnwrap(watcher.viewContext.fetch(FetchRequest<Player>(predicate: try FetchPredicate("name == 'bob'"))).first)
+        // A change the watcher never hears of (as while its listener was away), then the
+        // connections break: the listener connects again and says changes may be lost.
+        try PostgresTestServer.psql("UPDATE coredata.zplayer SET zage = 52, z_opt = z_opt + 1 WHERE zname = 'bob'", database: url)
+        XCTAssertEqual(seen.age, 25)
+        try PostgresTestServer.terminateConnections(to: url)
+        XCTAssertTrue(try eventually { try watcher.viewContext.count(for: FetchRequest<Team>()) == 2 && seen.age == 52 }, "refreshed after the listener reconnected")
     }
 
     func testAConnectionLostDuringASaveLeavesNothingHalfApplied() throws {

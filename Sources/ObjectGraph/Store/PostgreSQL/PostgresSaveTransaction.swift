@@ -13,6 +13,8 @@ struct PostgresSaveTransaction {
     let session: PostgresSession
     let layout: StoreLayout
     let store: StoreIdentity
+    /// The store's URL, for errors.
+    let url: URL?
     let request: SaveRequest
     /// The keys reserved for the inserted objects (``PostgresStore/reserveKeys(_:)``).
     let keys: TemporaryKeys
@@ -45,10 +47,15 @@ struct PostgresSaveTransaction {
 
     // MARK: Values
 
-    /// A slot value as its column stores it; object IDs as their (new) primary keys.
-    private func stored(_ value: SlotValue) -> SQLiteValue {
+    /// A slot value of `object` as its column stores it; object IDs as their (new) primary
+    /// keys. Text holding NUL is refused: PostgreSQL's text cannot hold it.
+    private func stored(_ value: SlotValue, of object: ManagedObject, slot: Int) throws -> SQLiteValue {
         if case .object(let id) = value { return .integer(keys.storedKey(id)) }
-        return value.storedValue
+        let stored = value.storedValue
+        if case .text(let text) = stored, text.utf8.contains(0) {
+            throw PostgresStore.nulRefused(object.entity.properties[slot].name, of: object.objectID, url: url)
+        }
+        return stored
     }
 
     /// The `Z_ENT` of a to-one's destination, or NULL.
@@ -90,7 +97,7 @@ struct PostgresSaveTransaction {
                     arguments.append(.integer(keys.storedKey(object.objectID)))
                     for column in plan.insertColumns {
                         let value = object.values[column.slot]
-                        arguments.append(stored(value))
+                        arguments.append(try stored(value, of: object, slot: column.slot))
                         if column.hasEntityColumn { arguments.append(entityNumber(value)) }
                     }
                 }
@@ -127,10 +134,10 @@ struct PostgresSaveTransaction {
         precondition(values.count == mapping.savePlan.slotCount, "ManagedRecord: \(object.objectID) has no values to save")
         var assignments = ["Z_OPT = ?"]
         var arguments: [SQLiteValue] = [.integer(version + 1)]
-        mapping.savePlan.storedSlots(of: changed).forEach { slot in
+        try mapping.savePlan.storedSlots(of: changed).forEach { slot in
             guard let column = mapping.columnBySlot[slot] else { return }
             assignments.append("\(column) = ?")
-            arguments.append(stored(values[slot]))
+            arguments.append(try stored(values[slot], of: object, slot: slot))
             if let entityColumn = mapping.entityColumnBySlot[slot] {
                 assignments.append("\(entityColumn) = ?")
                 arguments.append(entityNumber(values[slot]))

@@ -25,7 +25,7 @@ extension PostgresStore {
         let keys = try reserveKeys(save.inserted)
         do {
             return try transaction { session in
-                let outcome = try PostgresSaveTransaction(session: session, layout: layout, store: identity, request: save, keys: keys).run()
+                let outcome = try PostgresSaveTransaction(session: session, layout: layout, store: identity, url: url, request: save, keys: keys).run()
                 var notice = PostgresChangeNotice(sender: senderID)
                 notice.inserted = save.inserted.map { noticePair($0.objectID, keys) }
                 let vanished = Set(outcome.vanished.map { ObjectIdentifier($0) })
@@ -40,6 +40,14 @@ extension PostgresStore {
             if !conflicts.isEmpty { throw ConstraintConflictError(conflicts: conflicts) }
             throw StoreError(.serverError, url: url, "the save would break a uniqueness constraint (\((error.underlying as? DatabaseServerError)?.message ?? "a unique index")); nothing was saved", underlying: error.underlying)
         }
+    }
+
+    /// The error for text holding NUL (U+0000), which PostgreSQL's `text` cannot store
+    /// (SQLSTATE 22021): refused before anything is written.
+    static func nulRefused(_ property: String, of id: ObjectID?, url: URL?) -> StoreError {
+        let owner = id.map { " of \($0)" } ?? ""
+        return StoreError(.serverError, url: url, "the text of \(property)\(owner) holds the NUL character (U+0000), which PostgreSQL cannot store in text; nothing was saved. Remove the NUL characters, or keep such values in a Data (binary) attribute",
+                          underlying: DatabaseServerError(sqlState: "22021", message: "invalid byte sequence for encoding \"UTF8\": 0x00"))
     }
 
     /// Primary keys for `inserted`, by temporary ID: a block per root entity, each taken from
@@ -107,6 +115,9 @@ extension PostgresStore {
 
     func batchUpdate(_ query: StoreQuery, _ values: [(attribute: AttributeDescription, value: SlotValue)]) throws -> [StoreRow] {
         try checkWritable()
+        for (attribute, value) in values {
+            if case .text(let text) = value.storedValue, text.utf8.contains(0) { throw Self.nulRefused(attribute.name, of: nil, url: url) }
+        }
         let select = PostgresSelect(query, layout: layout)
         let mapping = select.mapping
         let assignments = values.map { "\(mapping.columnBySlot[$0.attribute.slot]!) = ?" }

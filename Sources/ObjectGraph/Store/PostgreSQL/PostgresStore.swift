@@ -101,15 +101,28 @@ final class PostgresStore: PersistentStore, @unchecked Sendable {  // mutable st
 
     /// Runs `body` on one connection whose search path is the store's schema; statements
     /// with parameters may use `?` placeholders (numbered `$1`, `$2`... before they are sent).
+    ///
+    /// A pooled connection the server dropped while it was idle fails its first statement
+    /// (setting the search path) with `.connectionLost` before `body` ran: the call is then
+    /// made once more on a new connection. A connection lost once `body` runs is reported.
     func session<T>(_ body: (PostgresSession) throws -> T) throws -> T {
         let trace = try state.withLock { state -> (@Sendable (String) -> Void)? in
             if state.closed { throw closedError }
             return state.trace
         }
-        return try driver.withSession { connection in
-            let session = PostgresSession(connection: connection, trace: trace)
-            try session.execute("SET search_path TO \(schema)")
-            return try body(session)
+        var retried = false
+        while true {
+            var started = false
+            do {
+                return try driver.withSession { connection in
+                    let session = PostgresSession(connection: connection, trace: trace)
+                    try session.execute("SET search_path TO \(schema)")
+                    started = true
+                    return try body(session)
+                }
+            } catch let error as StoreError where error.code == .connectionLost && !started && !retried {
+                retried = true
+            }
         }
     }
 
