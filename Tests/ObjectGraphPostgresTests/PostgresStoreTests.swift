@@ -401,6 +401,31 @@ final class PostgresStoreTests: XCTestCase {
         XCTAssertThrowsError(try PostgresTestServer.psql("INSERT INTO coredata.zbadge (z_pk, z_ent, z_opt, zcode) VALUES (99, 1, 1, 'GOLD')", database: url))
     }
 
+    func testTheUniqueIndexCatchesAConflictCommittedAfterTheCheck() throws {
+        let url = try PostgresTestServer.newDatabase("uniquerace")
+        let container = try open(url)
+        defer { container.persistentStoreCoordinator.close() }
+        let context = container.viewContext
+        let badge = Badge(context: context)
+        badge.code = "GOLD"; badge.holder = "Bob"
+        // Another process commits GOLD between this save's check and its insert.
+        let raced = Atomic<Bool>(false)
+        container.persistentStoreCoordinator.sqlTrace = { sql in
+            if sql.hasPrefix("INSERT INTO ZBADGE"), !raced.exchange(true, ordering: .relaxed) {
+                _ = try? PostgresTestServer.psql("INSERT INTO coredata.zbadge (z_pk, z_ent, z_opt, zcode, zholder) SELECT 1000, z_ent, 1, 'GOLD', 'Zoë' FROM coredata.z_primarykey WHERE z_name = 'Badge'", database: url)
+            }
+        }
+        XCTAssertThrowsError(try context.save()) { error in
+            let conflict = (error as? ConstraintConflictError)?.conflicts.first
+            XCTAssertEqual(conflict?.objectID, badge.objectID, "\(error)")
+            XCTAssertEqual(conflict?.conflictingObjectIDs.map(\.uriRepresentation.lastPathComponent), ["p1000"])
+        }
+        container.persistentStoreCoordinator.sqlTrace = nil
+        XCTAssertTrue(raced.load(ordering: .relaxed))
+        XCTAssertTrue(context.hasChanges)
+        XCTAssertEqual(try PostgresTestServer.psql("SELECT string_agg(zholder, ',') FROM coredata.zbadge", database: url), "Zoë")
+    }
+
     func testBatchDeleteCascadesAndOtherContextsForgetTheObjects() throws {
         let url = try PostgresTestServer.newDatabase("batch")
         let container = try open(url)

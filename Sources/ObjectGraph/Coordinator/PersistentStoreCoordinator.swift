@@ -69,7 +69,8 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {  // mutable
     /// Whether the store was opened read-only.
     public var isReadOnly: Bool { store.isReadOnly }
 
-    /// The store file, or nil for an in-memory store.
+    /// The store file, the server's URL (without a password) for a server store, or nil for
+    /// an in-memory store.
     public var storeURL: URL? { store.url }
     /// The store's UUID (`Z_METADATA.Z_UUID`), part of every object ID's URI.
     public var storeIdentifier: String { store.identity.uuid }
