@@ -106,6 +106,8 @@ let package = Package(
             name: "ObjectGraphPostgresTests",
             dependencies: ["ObjectGraph", "ObjectGraphPostgres", "PostgresTestSupport"]
         ),
+        // The second and third processes of the suite's two-process test, writing one store.
+        .executableTarget(name: "StoreWriter", dependencies: ["ObjectGraph", "ObjectGraphPostgres"], path: "Tests/StoreWriter"),
         // One behavioural suite, run on every kind of store (SQLite and PostgreSQL).
         .testTarget(
             name: "StoreBehaviourTests",

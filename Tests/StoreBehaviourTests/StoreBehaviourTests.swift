@@ -1,1 +1,0 @@
-// The shared behavioural suite lands here.
