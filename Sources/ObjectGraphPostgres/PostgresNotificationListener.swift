@@ -9,6 +9,11 @@ import Synchronization
 /// loop, so the handler may call the driver). When the connection breaks it is made again
 /// with a growing delay (0.1 s, doubling, at most 5 s), and once it listens again the handler
 /// is called with nil: notifications may have been missed meanwhile.
+///
+/// Everything runs on the driver's event loops through futures, never on Swift's shared
+/// task pool: `start` blocks its caller until LISTEN is confirmed, and a caller that is
+/// itself one of the pool's threads (any `async` code) would otherwise wait for work that
+/// needs a pool thread to run.
 final class PostgresNotificationListener: Sendable {
     private let channel: String
     private let handler: @Sendable (String?) -> Void
@@ -19,9 +24,10 @@ final class PostgresNotificationListener: Sendable {
     private let logger: Logger
 
     private struct State {
-        var task: Task<Void, Never>?
         var connection: PostgresConnection?
         var stopped = false
+        /// Consecutive failed attempts to listen again.
+        var failures = 0
     }
     private let state = Mutex(State())
 
@@ -41,11 +47,8 @@ final class PostgresNotificationListener: Sendable {
     /// Connects and LISTENs, returning once the server confirmed it; a first failure throws
     /// (`.connectionFailed`, or `.timeout` after `limit`) and nothing keeps trying.
     func start(bridge: PostgresBlockingBridge, limit: TimeAmount) throws(StoreError) {
-        let ready = group.next().makePromise(of: Void.self)
-        let task = Task { await self.run(ready: ready) }
-        state.withLock { $0.task = task }
         do {
-            try bridge.wait(for: ready.futureResult, atMost: limit)
+            try bridge.wait(for: listenOnce(), atMost: limit)
         } catch {
             stop()
             if error is PostgresBlockingBridge.DeadlinePassed {
@@ -61,12 +64,11 @@ final class PostgresNotificationListener: Sendable {
 
     /// Stops listening and closes the connection; the handler is not called after this.
     func stop() {
-        let (task, connection) = state.withLock { state in
+        let connection = state.withLock { state in
             state.stopped = true
             defer { state.connection = nil }
-            return (state.task, state.connection)
+            return state.connection
         }
-        task?.cancel()
         connection?.closeInBackground()
     }
 
@@ -83,66 +85,67 @@ final class PostgresNotificationListener: Sendable {
         }
     }
 
-    /// Keeps a connection listening until stopped; fulfils `ready` after the first LISTEN, or
-    /// fails it with the first error.
-    private func run(ready: EventLoopPromise<Void>) async {
-        // A promise left open is a bug NIO reports; once completed, this does nothing.
-        defer { ready.fail(CancellationError()) }
-        var hasListened = false
-        var failures = 0
-        while !Task.isCancelled {
-            do {
-                let connection: PostgresConnection
-                do {
-                    connection = try await PostgresConnection.connect(
-                        on: group.next(), configuration: configuration, id: 0, logger: logger
-                    )
-                } catch {
-                    throw ConnectFailed(underlying: error)
-                }
-                let adopted = state.withLock { state in
+    /// Connects, adds the notification handler and sends LISTEN; succeeds once the server
+    /// confirmed it. The connection, once adopted, starts listening again when it closes.
+    private func listenOnce() -> EventLoopFuture<Void> {
+        let loop = group.next()
+        return PostgresConnection.connect(on: loop, configuration: configuration, id: 0, logger: logger)
+            .flatMapErrorThrowing { error in throw ConnectFailed(underlying: error) }
+            .flatMap { connection -> EventLoopFuture<Void> in
+                let adopted = self.state.withLock { state in
                     if !state.stopped { state.connection = connection }
                     return !state.stopped
                 }
                 guard adopted else {
                     connection.closeInBackground()
-                    return
+                    return loop.makeFailedFuture(CancellationError())
                 }
-                try await connection.listen(on: channel) { notifications in
-                    if hasListened {
-                        logger.info("Listening on PostgreSQL channel \"\(channel)\" again")
-                        deliver(nil)
-                    } else {
-                        ready.succeed(())
-                    }
-                    hasListened = true
-                    failures = 0
-                    for try await notification in notifications {
-                        deliver(notification.payload)
-                    }
+                connection.addListener(channel: self.channel) { _, notification in
+                    self.deliver(notification.payload)
                 }
-            } catch {
-                if !hasListened {
-                    ready.fail(error)
-                    return
-                }
-                if isStopped { return }
-                if failures == 0 {
-                    let cause = (error as? ConnectFailed)?.underlying ?? error
-                    logger.warning(
-                        "The PostgreSQL connection listening on channel \"\(channel)\" broke; connecting again",
-                        metadata: ["error": "\(PostgresErrorTranslator.summary(of: cause))"]
-                    )
+                let listen = PostgresQuery(unsafeSQL: "LISTEN \"\(self.channel)\"")
+                return connection.query(listen, logger: self.logger).map { _ in
+                    connection.closeFuture.whenComplete { _ in self.connectionClosed(connection) }
                 }
             }
-            let broken = state.withLock { state in
-                defer { state.connection = nil }
-                return state.connection
+    }
+
+    /// The listening connection closed: unless stopped, listen again after a delay.
+    private func connectionClosed(_ connection: PostgresConnection) {
+        let failures = state.withLock { state -> Int? in
+            guard !state.stopped, state.connection === connection else { return nil }
+            state.connection = nil
+            return state.failures
+        }
+        guard let failures else { return }
+        if failures == 0 {
+            logger.warning("The PostgreSQL connection listening on channel \"\(channel)\" broke; connecting again")
+        }
+        retry(after: failures)
+    }
+
+    private func retry(after failures: Int) {
+        let delay = TimeAmount.milliseconds(100 * Int64(1 << min(failures, 6)))
+        group.next().scheduleTask(in: min(delay, .seconds(5))) {
+            guard !self.isStopped else { return }
+            self.listenOnce().whenComplete { result in
+                switch result {
+                case .success:
+                    self.state.withLock { $0.failures = 0 }
+                    self.logger.info("Listening on PostgreSQL channel \"\(self.channel)\" again")
+                    self.deliver(nil)
+                case .failure:
+                    let failures = self.state.withLock { state -> Int? in
+                        guard !state.stopped else { return nil }
+                        // A connection adopted before LISTEN failed is dropped, not left half-open.
+                        state.connection?.closeInBackground()
+                        state.connection = nil
+                        state.failures += 1
+                        return state.failures
+                    }
+                    if let failures { self.retry(after: failures) }
+                }
             }
-            broken?.closeInBackground()
-            failures += 1
-            let delay = Duration.milliseconds(100) * (1 << min(failures - 1, 6))
-            try? await Task.sleep(for: min(delay, .seconds(5)))
         }
     }
 }

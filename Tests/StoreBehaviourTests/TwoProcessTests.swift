@@ -136,14 +136,10 @@ struct ConcurrentCreationTests {
         }
         for _ in 0..<4 { start.signal() }
         #expect(group.wait(timeout: .now() + 90) == .success)
-        // Known on SQLite (a finding for the SQLite store, kept visible): the containers race to
-        // create the tables, and the losers fail with "table ZACCOUNT already exists".
-        withKnownIssue("SQLite: containers creating one new store at once race on CREATE TABLE", isIntermittent: true) {
-            #expect(failures.value == [])
-            #expect(counts.value == [0, 0, 0, 0])
-        } when: {
-            kind == .sqlite
-        }
+        // On SQLite the losers of the race to create the tables failed with "table ZACCOUNT
+        // already exists" until the creation checked again under the write lock.
+        #expect(failures.value == [])
+        #expect(counts.value == [0, 0, 0, 0])
         let context = try store.container().viewContext
         Employee(context: context).firstName = "After"
         try context.save()

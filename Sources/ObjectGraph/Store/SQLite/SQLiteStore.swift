@@ -171,17 +171,23 @@ final class SQLiteStore: PersistentStore {
             if readOnly {
                 throw StoreError(.readOnly, url: url, "the database is empty, and a store opened with options: [.readOnly] cannot create Core Data's tables in it; open it without .readOnly once")
             }
-            return try create(writer: writer, model: model)
+            if let created = try create(writer: writer, model: model) { return created }
+            // Another process created the store between the check above and the write lock.
+            return try openExisting(writer: writer, model: model, url: url, migrate: migrate, readOnly: readOnly)
         } catch let error as SQLiteError {
             throw StoreAccess.diagnose(error, url: url, readOnly: readOnly, fallback: StoreError(
                 .cannotOpen, url: url, "cannot set up the store", underlying: error))
         }
     }
 
-    private static func create(writer: SQLiteConnection, model: ManagedObjectModel) throws -> (layout: StoreLayout, metadata: StoreMetadata) {
+    /// Creates Core Data's tables in the empty database, or returns nil when another process
+    /// created them first (the check is made again under the write lock, so two processes
+    /// opening one new file at once both open the store one of them created).
+    private static func create(writer: SQLiteConnection, model: ManagedObjectModel) throws -> (layout: StoreLayout, metadata: StoreMetadata)? {
         let layout = StoreLayout(model: model, numbers: StoreLayout.defaultNumbers(for: model))
         let metadata = StoreMetadata(uuid: UUID().uuidString, model: model)
-        try writer.writeTransaction {
+        return try writer.writeTransaction { () -> (layout: StoreLayout, metadata: StoreMetadata)? in
+            if try writer.tableExists("Z_METADATA") { return nil }
             for statement in layout.createStatements() { try writer.execute(statement) }
             for row in layout.primaryKeyRows() {
                 try writer.run("INSERT INTO Z_PRIMARYKEY (Z_ENT, Z_NAME, Z_SUPER, Z_MAX) VALUES (?, ?, ?, 0)",
@@ -189,8 +195,8 @@ final class SQLiteStore: PersistentStore {
             }
             try writer.run("INSERT INTO Z_METADATA (Z_VERSION, Z_UUID, Z_PLIST) VALUES (1, ?, ?)",
                            [.text(metadata.uuid), .blob(try metadata.plist())])
+            return (layout, metadata)
         }
-        return (layout, metadata)
     }
 
     static func readMetadata(writer: SQLiteConnection, url: URL?) throws -> StoreMetadata {
