@@ -105,8 +105,11 @@ extension PostgresStore {
             notice.deleted = (query.admitsEveryRow ? deleter.emptiedRows + deleter.cascaded : Array(deleter.deleted)).map { noticePair($0) }
             notice.updated = nullified.map { noticePair($0.id) }
             try notify(notice, session)
-            return BatchDeleteOutcome(count: count, listed: listed, deleted: deleter.deleted, cascaded: deleter.cascaded,
-                                      deletedEntities: deleter.deletedEntities, nullified: nullified)
+            // The deleted rows by ID, also without a predicate: a key bound (an EntityDeletion)
+            // could name a row another process commits after this delete with a key it
+            // reserved before it.
+            return BatchDeleteOutcome(count: count, listed: listed, deleted: deleter.deleted.union(deleter.emptiedRows), cascaded: deleter.cascaded,
+                                      deletedEntities: nil, nullified: nullified)
         }
     }
 
