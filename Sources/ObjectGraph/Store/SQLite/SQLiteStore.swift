@@ -92,10 +92,29 @@ final class SQLiteStore: PersistentStore {
         // Only once the store is known to fit the model: a refused file keeps its header.
         if url != nil && !readOnly {
             do {
-                try writer.execute("PRAGMA journal_mode = WAL")
+                try Self.switchToWAL(writer)
             } catch let error as SQLiteError {
                 throw StoreAccess.diagnose(error, url: url, readOnly: readOnly, fallback: StoreError(
                     .cannotOpen, url: url, "cannot switch the store to write-ahead logging", underlying: error))
+            }
+        }
+    }
+
+    /// Puts the store in WAL mode unless it is already. Connections switching one new file
+    /// at once each hold a shared lock while waiting for the others' to go, so none can win
+    /// within a busy timeout: each tries with a short timeout, gives up its lock, and tries
+    /// again after a random pause until one has switched the file (within the usual 10 s).
+    private static func switchToWAL(_ writer: SQLiteConnection) throws {
+        let deadline = Date().addingTimeInterval(Double(SQLiteConnection.busyTimeout) / 1000)
+        defer { sqlite3_busy_timeout(writer.handle, SQLiteConnection.busyTimeout) }
+        while true {
+            if case .text(let mode)? = try writer.scalar("PRAGMA journal_mode"), mode.lowercased() == "wal" { return }
+            sqlite3_busy_timeout(writer.handle, 50)
+            do {
+                try writer.execute("PRAGMA journal_mode = WAL")
+                return
+            } catch let error as SQLiteError where error.primaryCode == SQLITE_BUSY && Date() < deadline {
+                usleep(UInt32.random(in: 1_000...20_000))
             }
         }
     }
