@@ -50,7 +50,7 @@ extension SQLiteStore {
             let selected = try deleter.selectIDs(select)
             if !assignments.isEmpty {
                 for chunk in selected.chunks(500) {
-                    let sql = "UPDATE \(mapping.table.name) SET \(assignments.joined(separator: ", ")), Z_OPT = Z_OPT + 1 WHERE Z_PK IN (\(SQLiteBatchDeleter.marks(chunk.count)))"
+                    let sql = "UPDATE \(mapping.table.name) SET \(assignments.joined(separator: ", ")), Z_OPT = Z_OPT + 1 WHERE Z_PK IN (\(SQLiteBatchDeleteSQL.marks(chunk.count)))"
                     try connection.run(sql, arguments + chunk.map { .integer($0.key) })
                 }
             }
