@@ -1,19 +1,5 @@
 import Foundation
 
-/// A compiled query a batch request works on: the root table aliased `t` and its `WHERE` clause.
-protocol SQLSelectPlan {
-    var mapping: EntityMapping { get }
-    /// `" WHERE ..."` or empty.
-    var whereClause: String { get }
-    var arguments: [SQLiteValue] { get }
-    var query: StoreQuery { get }
-    /// The root table's name.
-    var table: String { get }
-}
-
-extension SQLiteSelect: SQLSelectPlan {}
-extension PostgresSelect: SQLSelectPlan {}
-
 /// What a SQL store runs for a batch delete, inside its write transaction, and how its dialect
 /// names keys.
 protocol SQLBatchDeleteBackend {
