@@ -126,9 +126,9 @@ extension PostgresStore {
             let deleter = PostgresBatchDeleter(store: self, session: session)
             let selected = try deleter.selectIDs(select)
             if !assignments.isEmpty {
-                for chunk in selected.chunks(5000) {
-                    let sql = "UPDATE \(mapping.table.name) SET \(assignments.joined(separator: ", ")), Z_OPT = Z_OPT + 1 WHERE Z_PK = ANY(?::bigint[])"
-                    try session.execute(sql, arguments + [.text(Self.keyArray(chunk.lazy.map(\.key)))])
+                for (condition, keys) in PostgresBatchDeleteSQL.keyConditions("Z_PK", selected.map(\.key)) {
+                    let sql = "UPDATE \(mapping.table.name) SET \(assignments.joined(separator: ", ")), Z_OPT = Z_OPT + 1 WHERE \(condition)"
+                    try session.execute(sql, arguments + keys)
                 }
             }
             let rows = try deleter.readRows(selected)

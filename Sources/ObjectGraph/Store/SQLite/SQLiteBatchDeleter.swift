@@ -17,7 +17,7 @@ struct SQLiteBatchDeleteSQL: SQLBatchDeleteBackend {
 
     var layout: StoreLayout { store.layout }
 
-    static func marks(_ count: Int) -> String { Array(repeating: "?", count: count).joined(separator: ", ") }
+    private static func marks(_ count: Int) -> String { Array(repeating: "?", count: count).joined(separator: ", ") }
 
     static var keptKeys: String { "temp.og_batch_keys" }
 

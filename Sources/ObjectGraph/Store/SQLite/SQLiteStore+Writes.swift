@@ -49,9 +49,9 @@ extension SQLiteStore {
             let deleter = SQLiteBatchDeleter(store: self, connection: connection)
             let selected = try deleter.selectIDs(select)
             if !assignments.isEmpty {
-                for chunk in selected.chunks(500) {
-                    let sql = "UPDATE \(mapping.table.name) SET \(assignments.joined(separator: ", ")), Z_OPT = Z_OPT + 1 WHERE Z_PK IN (\(SQLiteBatchDeleteSQL.marks(chunk.count)))"
-                    try connection.run(sql, arguments + chunk.map { .integer($0.key) })
+                for (condition, keys) in SQLiteBatchDeleteSQL.keyConditions("Z_PK", selected.map(\.key)) {
+                    let sql = "UPDATE \(mapping.table.name) SET \(assignments.joined(separator: ", ")), Z_OPT = Z_OPT + 1 WHERE \(condition)"
+                    try connection.run(sql, arguments + keys)
                 }
             }
             return try deleter.readRows(selected)
