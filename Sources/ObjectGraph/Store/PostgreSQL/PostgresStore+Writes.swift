@@ -92,14 +92,7 @@ extension PostgresStore {
         let select = PostgresSelect(query, layout: layout)
         return try transaction { session in
             var deleter = PostgresBatchDeleter(store: self, session: session)
-            let listed: [ObjectID]
-            if query.admitsEveryRow {
-                listed = listingIDs ? try deleter.selectIDs(select) : []
-                try deleter.selectEntities(select, includesSubentities: query.includesSubentities)
-            } else {
-                listed = try deleter.selectAndKeepIDs(select)
-            }
-            let count = try deleter.delete(select)
+            let (count, listed) = try deleter.deleteSelection(select, listingIDs: listingIDs)
             let nullified = try deleter.readRows(deleter.nullified)
             var notice = PostgresChangeNotice(sender: senderID)
             notice.deleted = (query.admitsEveryRow ? deleter.emptiedRows + deleter.cascaded : Array(deleter.deleted)).map { noticePair($0) }

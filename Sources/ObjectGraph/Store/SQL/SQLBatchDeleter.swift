@@ -59,10 +59,25 @@ struct SQLBatchDeleter<Backend: SQLBatchDeleteBackend> {
         try backend.ids("SELECT t.Z_PK, t.Z_ENT FROM \(plan.table) t" + plan.whereClause, plan.arguments)
     }
 
+    /// Selects what `plan` selects (every object of whole entities, without reading a row, when
+    /// its predicate admits every row) and deletes it with what its delete rules reach. Returns
+    /// how many selected objects were deleted, and their IDs (when whole entities are selected,
+    /// only with `listingIDs`).
+    mutating func deleteSelection(_ plan: some SQLSelectPlan, listingIDs: Bool) throws -> (count: Int, listed: [ObjectID]) {
+        let listed: [ObjectID]
+        if plan.query.admitsEveryRow {
+            listed = listingIDs ? try selectIDs(plan) : []
+            try selectEntities(plan, includesSubentities: plan.query.includesSubentities)
+        } else {
+            listed = try selectAndKeepIDs(plan)
+        }
+        return (try delete(plan), listed)
+    }
+
     /// Selects what `plan` selects, keeping the keys in the backend's temporary table so that
     /// the statements that follow name them with one subquery (and nullify updates cannot
     /// change the selection); returns their IDs.
-    mutating func selectAndKeepIDs(_ plan: some SQLSelectPlan) throws -> [ObjectID] {
+    private mutating func selectAndKeepIDs(_ plan: some SQLSelectPlan) throws -> [ObjectID] {
         try backend.keep("SELECT t.Z_PK FROM \(plan.table) t" + plan.whereClause, plan.arguments)
         let selected = try backend.ids("SELECT t.Z_PK, t.Z_ENT FROM \(plan.table) t WHERE t.Z_PK IN (SELECT pk FROM \(Backend.keptKeys))", [])
         deleted = Set(selected)
@@ -75,7 +90,7 @@ struct SQLBatchDeleter<Backend: SQLBatchDeleteBackend> {
     /// reading a row, for a plan whose predicate admits every row. The statements that follow
     /// name them by `Z_ENT`, which nullify updates leave alone; contexts are told an
     /// ``EntityDeletion`` up to the last key handed out, which later keys exceed.
-    mutating func selectEntities(_ plan: some SQLSelectPlan, includesSubentities: Bool) throws {
+    private mutating func selectEntities(_ plan: some SQLSelectPlan, includesSubentities: Bool) throws {
         let entity = plan.query.entity
         let entities = includesSubentities ? entity.selfAndDescendants : [entity]
         let last = try backend.lastReservedKey(root: entity.root)
@@ -131,7 +146,7 @@ struct SQLBatchDeleter<Backend: SQLBatchDeleteBackend> {
     /// Deletes the selection (made by ``selectAndKeepIDs(_:)`` or ``selectEntities(_:includesSubentities:)``
     /// from `plan`) and, by cascade rules, their destinations; applies nullify and deny.
     /// Returns how many selected objects were deleted.
-    mutating func delete(_ plan: some SQLSelectPlan) throws -> Int {
+    private mutating func delete(_ plan: some SQLSelectPlan) throws -> Int {
         var relationships: [ObjectIdentifier: RelationshipDescription] = [:]
         for entity in selectedEntities {
             for relationship in entity.relationships { relationships[ObjectIdentifier(relationship)] = relationship }

@@ -27,14 +27,7 @@ extension SQLiteStore {
         let select = SQLiteSelect(query, layout: layout)
         return try write { connection in
             var deleter = SQLiteBatchDeleter(store: self, connection: connection)
-            let listed: [ObjectID]
-            if query.admitsEveryRow {
-                listed = listingIDs ? try deleter.selectIDs(select) : []
-                try deleter.selectEntities(select, includesSubentities: query.includesSubentities)
-            } else {
-                listed = try deleter.selectAndKeepIDs(select)
-            }
-            let count = try deleter.delete(select)
+            let (count, listed) = try deleter.deleteSelection(select, listingIDs: listingIDs)
             return BatchDeleteOutcome(count: count, listed: listed, deleted: deleter.deleted, cascaded: deleter.cascaded,
                                       deletedEntities: deleter.deletedEntities, nullified: try deleter.readRows(deleter.nullified))
         }
