@@ -36,9 +36,9 @@ extension PostgresStore {
                     // Compared as numbers: a Decimal's exact sum stays numeric here.
                     sql = Self.aggregateSQL(function, of: sql, type: column.path.attributeType, comparable: true)
                 }
-                names[column.name] = (sql, expressions[index].parameters)
+                names[column.name] = ("(\(sql))", expressions[index].parameters)
             }
-            var havingCompiler = PostgresHavingCompiler(names: names, entity: entity)
+            var havingCompiler = SQLHavingCompiler(names: names, entity: entity, dialect: .postgres)
             sql += " HAVING " + (try havingCompiler.compile(having))
             arguments += havingCompiler.arguments
         }
@@ -76,82 +76,5 @@ extension PostgresStore {
             }
         }
         return rows
-    }
-}
-
-/// A having predicate in PostgreSQL: comparisons between fetched columns (their SQL, since
-/// HAVING cannot name select-list aliases) and constants.
-struct PostgresHavingCompiler {
-    /// Each fetched column's SQL and the parameters it binds, by name.
-    let names: [String: (sql: String, parameters: [SQLiteValue])]
-    let entity: EntityDescription
-    var arguments: [SQLiteValue] = []
-
-    init(names: [String: (sql: String, parameters: [SQLiteValue])], entity: EntityDescription) {
-        self.names = names
-        self.entity = entity
-    }
-
-    mutating func compile(_ node: PredicateNode) throws -> String {
-        switch node {
-        case .constant(let value): return value ? "TRUE" : "FALSE"
-        case .not(let inner): return "NOT COALESCE((\(try compile(inner))), FALSE)"
-        case .and(let nodes): return nodes.isEmpty ? "TRUE" : try nodes.map { "(\(try compile($0)))" }.joined(separator: " AND ")
-        case .or(let nodes): return nodes.isEmpty ? "FALSE" : try nodes.map { "(\(try compile($0)))" }.joined(separator: " OR ")
-        case .comparison(let c):
-            guard c.quantifier == .direct, c.options.isEmpty else { throw unsupported(c) }
-            let left = try operand(c.lhs)
-            switch c.op {
-            case .equal: return "\(left) IS NOT DISTINCT FROM \(try operand(c.rhs))"
-            case .notEqual: return "\(left) IS DISTINCT FROM \(try operand(c.rhs))"
-            case .less: return "\(left) < \(try operand(c.rhs))"
-            case .lessOrEqual: return "\(left) <= \(try operand(c.rhs))"
-            case .greater: return "\(left) > \(try operand(c.rhs))"
-            case .greaterOrEqual: return "\(left) >= \(try operand(c.rhs))"
-            case .in, .between:
-                guard case .value(.list(let values)) = c.rhs else { throw unsupported(c) }
-                let marks = try values.map { try bind($0) }
-                if c.op == .between, marks.count == 2 { return "\(left) BETWEEN \(marks[0]) AND \(marks[1])" }
-                return marks.isEmpty ? "FALSE" : "\(left) IN (\(marks.joined(separator: ", ")))"
-            default: throw unsupported(c)
-            }
-        }
-    }
-
-    private func unsupported(_ c: PredicateComparison) -> FetchPredicateError {
-        FetchPredicateError(.unsupported, "a having predicate compares fetched names with ==, !=, <, <=, >, >=, IN or BETWEEN; not '\(PredicateNode.comparison(c))'",
-                            entity: entity.name)
-    }
-
-    private mutating func operand(_ expression: PredicateExpression) throws -> String {
-        switch expression {
-        case .keyPath(let path):
-            guard path.variable == nil, let column = names[path.components.joined(separator: ".")] else {
-                throw FetchPredicateError(.unknownKey, "the having predicate names '\(path)', which is not fetched (fetched: \(names.keys.sorted().joined(separator: ", ")))",
-                                          entity: entity.name, key: path.description)
-            }
-            arguments += column.parameters
-            return "(\(column.sql))"
-        case .value(let value): return try bind(value)
-        default: throw FetchPredicateError(.unsupported, "a having predicate compares fetched names with constants, not \(expression)", entity: entity.name)
-        }
-    }
-
-    private mutating func bind(_ value: PredicateValue) throws -> String {
-        switch value {
-        case .null: return "NULL"
-        case .bool(let v): arguments.append(.integer(v ? 1 : 0))
-        case .int(let v): arguments.append(.integer(v))
-        case .double(let v): arguments.append(.real(v))
-        case .decimal(let v): arguments.append(.real(v.storedDouble))
-        case .string(let v): arguments.append(.text(v))
-        case .date(let v): arguments.append(.real(v.timeIntervalSinceReferenceDate))
-        case .uuid(let v): arguments.append(.blob(v.blobData))
-        case .data(let v): arguments.append(.blob(v))
-        case .url(let v): arguments.append(.text(v.absoluteString))
-        case .object(let id): arguments.append(.integer(id.key))
-        case .list: throw FetchPredicateError(.unsupported, "a collection can only follow IN or BETWEEN", entity: entity.name)
-        }
-        return "?"
     }
 }

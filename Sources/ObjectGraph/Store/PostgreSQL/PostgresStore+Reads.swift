@@ -79,20 +79,8 @@ extension PostgresStore {
     func relatedRows(_ relationship: RelationshipDescription, owners: [Int64],
                      _ row: (_ owner: Int64, _ destination: StoreRow) throws -> Void) throws {
         let destination = layout.mappings[relationship.destinationEntity.index]
-        var ownerColumn = ""
-        var from = "\(destination.table.name) t"
-        var order = ""
-        if let join = layout.mappings[relationship.entity.index].joinTableBySlot[relationship.slot] {
-            from += " JOIN \(join.name) j ON j.\(join.memberColumn) = t.Z_PK"
-            ownerColumn = "j.\(join.ownerColumn)"
-            if let column = join.orderColumn { order = ", j.\(column) NULLS FIRST" }
-        } else if let inverse = relationship.inverseRelationship,
-                  let column = layout.mappings[inverse.entity.index].columnBySlot[inverse.slot] {
-            ownerColumn = "t.\(column)"
-            if let column = layout.mappings[relationship.entity.index].orderColumnBySlot[relationship.slot] { order = ", t.\(column) NULLS FIRST" }
-        } else {
-            return
-        }
+        guard let source = layout.relatedRowsSource(relationship, orderSuffix: " NULLS FIRST") else { return }
+        let (from, ownerColumn, order) = source
         let codec = rowCodec
         let width = destination.table.columns.count + 3
         var rows: [(Int64, StoreRow)] = []

@@ -92,14 +92,7 @@ extension PostgresStore {
         let select = PostgresSelect(query, layout: layout)
         return try transaction { session in
             var deleter = PostgresBatchDeleter(store: self, session: session)
-            let listed: [ObjectID]
-            if query.admitsEveryRow {
-                listed = listingIDs ? try deleter.selectIDs(select) : []
-                try deleter.selectEntities(select, includesSubentities: query.includesSubentities)
-            } else {
-                listed = try deleter.selectAndKeepIDs(select)
-            }
-            let count = try deleter.delete(select)
+            let (count, listed) = try deleter.deleteSelection(select, listingIDs: listingIDs)
             let nullified = try deleter.readRows(deleter.nullified)
             var notice = PostgresChangeNotice(sender: senderID)
             notice.deleted = (query.admitsEveryRow ? deleter.emptiedRows + deleter.cascaded : Array(deleter.deleted)).map { noticePair($0) }
@@ -126,9 +119,9 @@ extension PostgresStore {
             let deleter = PostgresBatchDeleter(store: self, session: session)
             let selected = try deleter.selectIDs(select)
             if !assignments.isEmpty {
-                for chunk in selected.chunks(5000) {
-                    let sql = "UPDATE \(mapping.table.name) SET \(assignments.joined(separator: ", ")), Z_OPT = Z_OPT + 1 WHERE Z_PK = ANY(?::bigint[])"
-                    try session.execute(sql, arguments + [.text(Self.keyArray(chunk.lazy.map(\.key)))])
+                for (condition, keys) in PostgresBatchDeleteSQL.keyConditions("Z_PK", selected.map(\.key)) {
+                    let sql = "UPDATE \(mapping.table.name) SET \(assignments.joined(separator: ", ")), Z_OPT = Z_OPT + 1 WHERE \(condition)"
+                    try session.execute(sql, arguments + keys)
                 }
             }
             let rows = try deleter.readRows(selected)

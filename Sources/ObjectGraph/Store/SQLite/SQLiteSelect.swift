@@ -24,19 +24,6 @@ struct SQLiteSelect {
         arguments = compiler.arguments
     }
 
-    /// The root table's name.
-    var table: String { mapping.table.name }
-
-    /// `SELECT columns FROM table t WHERE ...`, with the query's order when `ordered` and its
-    /// page when `paged`, and the parameters.
-    func sql(_ columns: String, ordered: Bool = true, paged: Bool = true) -> (sql: String, arguments: [SQLiteValue]) {
-        var sql = "SELECT \(columns) FROM \(table) t" + whereClause
-        if ordered && !orderBy.isEmpty { sql += " ORDER BY " + orderBy }
-        var arguments = arguments
-        if paged { sql += Self.pagingClause(limit: query.limit, offset: query.offset, arguments: &arguments) }
-        return (sql, arguments)
-    }
-
     /// The collation and direction that follow a sort key's expression.
     static func suffix(_ key: BoundSortKey) -> String {
         suffix(comparison: key.comparison, ascending: key.ascending)

@@ -19,7 +19,8 @@ extension SQLiteStore {
         var arguments = compiler.arguments + select.arguments
         if !groups.isEmpty { sql += " GROUP BY " + groups.joined(separator: ", ") }
         if let having = request.having {
-            var havingCompiler = HavingCompiler(names: Dictionary(uniqueKeysWithValues: request.columns.enumerated().map { ($1.name, "c\($0)") }), entity: entity)
+            var havingCompiler = SQLHavingCompiler(names: Dictionary(uniqueKeysWithValues: request.columns.enumerated().map { ($1.name, ("c\($0)", [])) }),
+                                                 entity: entity, dialect: .sqlite)
             sql += " HAVING " + (try havingCompiler.compile(having))
             arguments += havingCompiler.arguments
         }

@@ -72,20 +72,8 @@ extension SQLiteStore {
     func relatedRows(_ relationship: RelationshipDescription, owners: [Int64],
                      _ row: (_ owner: Int64, _ destination: StoreRow) throws -> Void) throws {
         let destination = layout.mappings[relationship.destinationEntity.index]
-        var ownerColumn = ""
-        var from = "\(destination.table.name) t"
-        var order = ""
-        if let join = layout.mappings[relationship.entity.index].joinTableBySlot[relationship.slot] {
-            from += " JOIN \(join.name) j ON j.\(join.memberColumn) = t.Z_PK"
-            ownerColumn = "j.\(join.ownerColumn)"
-            if let column = join.orderColumn { order = ", j.\(column)" }
-        } else if let inverse = relationship.inverseRelationship,
-                  let column = layout.mappings[inverse.entity.index].columnBySlot[inverse.slot] {
-            ownerColumn = "t.\(column)"
-            if let column = layout.mappings[relationship.entity.index].orderColumnBySlot[relationship.slot] { order = ", t.\(column)" }
-        } else {
-            return
-        }
+        guard let source = layout.relatedRowsSource(relationship, orderSuffix: "") else { return }
+        let (from, ownerColumn, order) = source
         let codec = rowCodec
         let width = Int32(destination.table.columns.count + 3)
         for chunk in owners.chunks(500) {

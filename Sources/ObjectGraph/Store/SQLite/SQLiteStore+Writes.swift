@@ -27,14 +27,7 @@ extension SQLiteStore {
         let select = SQLiteSelect(query, layout: layout)
         return try write { connection in
             var deleter = SQLiteBatchDeleter(store: self, connection: connection)
-            let listed: [ObjectID]
-            if query.admitsEveryRow {
-                listed = listingIDs ? try deleter.selectIDs(select) : []
-                try deleter.selectEntities(select, includesSubentities: query.includesSubentities)
-            } else {
-                listed = try deleter.selectAndKeepIDs(select)
-            }
-            let count = try deleter.delete(select)
+            let (count, listed) = try deleter.deleteSelection(select, listingIDs: listingIDs)
             return BatchDeleteOutcome(count: count, listed: listed, deleted: deleter.deleted, cascaded: deleter.cascaded,
                                       deletedEntities: deleter.deletedEntities, nullified: try deleter.readRows(deleter.nullified))
         }
@@ -49,9 +42,9 @@ extension SQLiteStore {
             let deleter = SQLiteBatchDeleter(store: self, connection: connection)
             let selected = try deleter.selectIDs(select)
             if !assignments.isEmpty {
-                for chunk in selected.chunks(500) {
-                    let sql = "UPDATE \(mapping.table.name) SET \(assignments.joined(separator: ", ")), Z_OPT = Z_OPT + 1 WHERE Z_PK IN (\(SQLiteBatchDeleter.marks(chunk.count)))"
-                    try connection.run(sql, arguments + chunk.map { .integer($0.key) })
+                for (condition, keys) in SQLiteBatchDeleteSQL.keyConditions("Z_PK", selected.map(\.key)) {
+                    let sql = "UPDATE \(mapping.table.name) SET \(assignments.joined(separator: ", ")), Z_OPT = Z_OPT + 1 WHERE \(condition)"
+                    try connection.run(sql, arguments + keys)
                 }
             }
             return try deleter.readRows(selected)

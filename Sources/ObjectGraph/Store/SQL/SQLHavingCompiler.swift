@@ -1,28 +1,54 @@
 import Foundation
 
-/// Compiles a having predicate: comparisons between fetched column names and constants.
-struct HavingCompiler {
-    let names: [String: String]
+/// How a SQL store spells what a having predicate compiles to where the dialects differ.
+struct SQLHavingDialect: Sendable {
+    let trueLiteral: String
+    let falseLiteral: String
+    /// Null-safe equality and inequality.
+    let isEqual: String
+    let isNotEqual: String
+    /// Whether an empty `AND`, `OR` or `IN` list is spelled as a literal (otherwise it is
+    /// joined as is).
+    let spellsEmptyLists: Bool
+    /// Whether a null constant is a parameter (otherwise it is spelled `NULL`).
+    let bindsNull: Bool
+
+    static let sqlite = SQLHavingDialect(trueLiteral: "1", falseLiteral: "0", isEqual: "IS", isNotEqual: "IS NOT",
+                                         spellsEmptyLists: false, bindsNull: true)
+    static let postgres = SQLHavingDialect(trueLiteral: "TRUE", falseLiteral: "FALSE", isEqual: "IS NOT DISTINCT FROM", isNotEqual: "IS DISTINCT FROM",
+                                           spellsEmptyLists: true, bindsNull: false)
+}
+
+/// Compiles a having predicate: comparisons between fetched columns and constants.
+struct SQLHavingCompiler {
+    /// Each fetched column's SQL as the having clause names it, and the parameters it binds, by name.
+    let names: [String: (sql: String, parameters: [SQLiteValue])]
     let entity: EntityDescription
+    let dialect: SQLHavingDialect
     var arguments: [SQLiteValue] = []
 
-    init(names: [String: String], entity: EntityDescription) {
+    init(names: [String: (sql: String, parameters: [SQLiteValue])], entity: EntityDescription, dialect: SQLHavingDialect) {
         self.names = names
         self.entity = entity
+        self.dialect = dialect
     }
 
     mutating func compile(_ node: PredicateNode) throws -> String {
         switch node {
-        case .constant(let value): return value ? "1" : "0"
-        case .not(let inner): return "NOT COALESCE((\(try compile(inner))), 0)"
-        case .and(let nodes): return try nodes.map { "(\(try compile($0)))" }.joined(separator: " AND ")
-        case .or(let nodes): return try nodes.map { "(\(try compile($0)))" }.joined(separator: " OR ")
+        case .constant(let value): return value ? dialect.trueLiteral : dialect.falseLiteral
+        case .not(let inner): return "NOT COALESCE((\(try compile(inner))), \(dialect.falseLiteral))"
+        case .and(let nodes):
+            if nodes.isEmpty, dialect.spellsEmptyLists { return dialect.trueLiteral }
+            return try nodes.map { "(\(try compile($0)))" }.joined(separator: " AND ")
+        case .or(let nodes):
+            if nodes.isEmpty, dialect.spellsEmptyLists { return dialect.falseLiteral }
+            return try nodes.map { "(\(try compile($0)))" }.joined(separator: " OR ")
         case .comparison(let c):
             guard c.quantifier == .direct, c.options.isEmpty else { throw unsupported(c) }
             let left = try operand(c.lhs)
             switch c.op {
-            case .equal: return "\(left) IS \(try operand(c.rhs))"
-            case .notEqual: return "\(left) IS NOT \(try operand(c.rhs))"
+            case .equal: return "\(left) \(dialect.isEqual) \(try operand(c.rhs))"
+            case .notEqual: return "\(left) \(dialect.isNotEqual) \(try operand(c.rhs))"
             case .less: return "\(left) < \(try operand(c.rhs))"
             case .lessOrEqual: return "\(left) <= \(try operand(c.rhs))"
             case .greater: return "\(left) > \(try operand(c.rhs))"
@@ -31,6 +57,7 @@ struct HavingCompiler {
                 guard case .value(.list(let values)) = c.rhs else { throw unsupported(c) }
                 let marks = try values.map { try bind($0) }
                 if c.op == .between, marks.count == 2 { return "\(left) BETWEEN \(marks[0]) AND \(marks[1])" }
+                if marks.isEmpty, dialect.spellsEmptyLists { return dialect.falseLiteral }
                 return "\(left) IN (\(marks.joined(separator: ", ")))"
             default: throw unsupported(c)
             }
@@ -49,7 +76,8 @@ struct HavingCompiler {
                 throw FetchPredicateError(.unknownKey, "the having predicate names '\(path)', which is not fetched (fetched: \(names.keys.sorted().joined(separator: ", ")))",
                                           entity: entity.name, key: path.description)
             }
-            return column
+            arguments += column.parameters
+            return column.sql
         case .value(let value): return try bind(value)
         default: throw FetchPredicateError(.unsupported, "a having predicate compares fetched names with constants, not \(expression)", entity: entity.name)
         }
@@ -57,7 +85,9 @@ struct HavingCompiler {
 
     private mutating func bind(_ value: PredicateValue) throws -> String {
         switch value {
-        case .null: arguments.append(.null)
+        case .null:
+            guard dialect.bindsNull else { return "NULL" }
+            arguments.append(.null)
         case .bool(let v): arguments.append(.integer(v ? 1 : 0))
         case .int(let v): arguments.append(.integer(v))
         case .double(let v): arguments.append(.real(v))
