@@ -240,7 +240,8 @@ public final class ContextManager: @unchecked Sendable {  // mutable state behin
         threadContexts.close()
     }
 
-    /// Deletes the store file with its `-wal` and `-shm` companions, resets every context
+    /// Deletes the store (the file with its `-wal` and `-shm` companions, or a server store's
+    /// schema with every row of every process), resets every context
     /// (objects you hold belong to none afterwards) and opens a new, empty store: the next
     /// use of any class works on it.
     ///
@@ -253,15 +254,10 @@ public final class ContextManager: @unchecked Sendable {  // mutable state behin
         try lock.withLock {
             mainContext = nil
             generation += 1
-            // Every connection closes before the files go: contexts still alive on other
-            // threads get a `.closed` error instead of reading a recycled file.
-            container.persistentStoreCoordinator.close()
-            if let url = container.storeURL {
-                for suffix in ["", "-wal", "-shm"] {
-                    let file = URL(fileURLWithPath: url.path + suffix)
-                    if FileManager.default.fileExists(atPath: file.path) { try FileManager.default.removeItem(at: file) }
-                }
-            }
+            // Every connection closes before the store goes (its files, or a server store's
+            // schema): contexts still alive on other threads get a `.closed` error instead
+            // of reading a recycled file.
+            try container.persistentStoreCoordinator.destroyStore()
             (container, migratedAtOpen) = try Self.openContainer(name: name, model: model, location: location, seedStore: seedStore, options: options)
         }
     }

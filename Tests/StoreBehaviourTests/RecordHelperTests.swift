@@ -48,6 +48,23 @@ struct RecordHelperTests {
         #expect(try reader.employeeNames("TRUEPREDICATE") == ["", "Ann", "Bob", "Mia"], "a container of its own reads what was committed")
     }
 
+    @Test("deleteStore removes the store (a file, or a server store's schema) and opens an empty one", arguments: StoreKind.allCases)
+    func deletingTheStore(_ kind: StoreKind) throws {
+        let store = try kind.newStore()
+        try store.setUpRecords()
+        defer { ManagedRecord.tearDown(model: SuiteModel.name) }
+        _ = try seed()
+        #expect(try Employee.count() == 3)
+
+        try Employee.deleteStore()
+        #expect(try Employee.count() == 0, "the new store is empty")
+        #expect(try store.container().viewContext.count(for: FetchRequest<Employee>()) == 0, "another container sees it empty too")
+        let eve = Employee.newEntity()
+        eve.firstName = "Eve"
+        try Employee.commit()
+        #expect(try store.container().viewContext.employeeNames("TRUEPREDICATE") == ["Eve"], "and it takes new objects")
+    }
+
     @Test("delete, delete(where:), rollback and deleteAll", arguments: StoreKind.allCases)
     func deleting(_ kind: StoreKind) throws {
         let store = try kind.newStore()

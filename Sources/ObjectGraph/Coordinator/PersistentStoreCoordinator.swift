@@ -92,6 +92,17 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {  // mutable
         store.close()
     }
 
+    /// Closes the store and removes it with everything in it (Core Data's
+    /// `destroyPersistentStore`): a SQLite store's file with its `-wal` and `-shm` files, or a
+    /// server store's schema. Every later call through this coordinator throws
+    /// ``StoreError`` `.closed`; opening the location again creates an empty store.
+    ///
+    /// - Throws: ``StoreError`` when the store cannot be removed (`.readOnly` for a store
+    ///   opened read-only, a server's error), or the file system's error for a file.
+    public func destroyStore() throws {
+        try store.destroy()
+    }
+
     // MARK: Contexts
 
     func register(_ context: ManagedObjectContext) {

@@ -23,6 +23,9 @@ protocol PersistentStore: AnyObject {
     var trace: (@Sendable (String) -> Void)? { get set }
     /// Closes the store's connections; later calls throw ``StoreError`` `.closed`.
     func close()
+    /// Closes the store and removes it with everything in it: the file and its `-wal` and
+    /// `-shm` (SQLite; nothing for a store in memory), or the store's schema (server).
+    func destroy() throws
 
     // MARK: Reads
 

@@ -93,6 +93,17 @@ final class PostgresStore: PersistentStore, @unchecked Sendable {  // mutable st
         if wasOpen { driver.close() }
     }
 
+    /// Drops the store's schema with every table, function and row in it, then closes the
+    /// store. Other processes still open on it get errors from the server (no such table)
+    /// until they open it again, which creates it anew.
+    func destroy() throws {
+        if isReadOnly {
+            throw StoreError(.readOnly, url: url, "the store was opened read-only (options: [.readOnly]), so it is not deleted; open it without .readOnly to delete it")
+        }
+        _ = try session { try $0.execute("DROP SCHEMA IF EXISTS \(schema) CASCADE") }
+        close()
+    }
+
     // MARK: Sessions
 
     private var closedError: StoreError {

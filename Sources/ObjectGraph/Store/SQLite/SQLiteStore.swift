@@ -58,6 +58,17 @@ final class SQLiteStore: PersistentStore {
         }
     }
 
+    /// Closes the store, then removes its file and the file's `-wal` and `-shm` (nothing in
+    /// memory). SQLite must not have a file open while it is unlinked, hence the order.
+    func destroy() throws {
+        close()
+        guard let url else { return }
+        for suffix in ["", "-wal", "-shm"] {
+            let file = URL(fileURLWithPath: url.path + suffix)
+            if FileManager.default.fileExists(atPath: file.path) { try FileManager.default.removeItem(at: file) }
+        }
+    }
+
     /// Opens the store at `url` (creating it and its folder when missing), or an in-memory
     /// store when `url` is nil. When `migrate` is true and another model version wrote the
     /// store, `migrator` migrates it first (see ``StoreMigrator``). With `readOnly`, opens an
