@@ -108,7 +108,8 @@ public final class ContextManager: @unchecked Sendable {  // mutable state behin
         }
     }
 
-    /// The store file, or nil in memory.
+    /// The store file, the server's URL (without a password) for a server store, or nil in
+    /// memory.
     public var storeURL: URL? { lock.withLock { container.storeURL } }
 
     /// The coordinator of the model's store.
@@ -223,7 +224,9 @@ public final class ContextManager: @unchecked Sendable {  // mutable state behin
     /// To ask before setting up, use ``ManagedRecord/doesRequireMigration(entities:storeURL:)``.
     public func doesRequireMigration() throws -> Bool {
         if lock.withLock({ migratedAtOpen }) { return true }
-        guard let url = storeURL else { return false }
+        // A store file; a server store is never migrated (a model that does not fit it is
+        // refused when it opens), and its URL is no file to read.
+        guard let url = Self.storeURL(name: name, location: location) else { return false }
         return try PersistentStoreCoordinator.requiresMigration(model: model, storeURL: url)
     }
 

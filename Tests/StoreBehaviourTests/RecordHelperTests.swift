@@ -56,6 +56,7 @@ struct RecordHelperTests {
         _ = try seed()
         #expect(try Employee.count() == 3)
 
+        #expect(try Employee.contextManager.doesRequireMigration() == false, "a store of this model needs no migration")
         try Employee.deleteStore()
         #expect(try Employee.count() == 0, "the new store is empty")
         #expect(try store.container().viewContext.count(for: FetchRequest<Employee>()) == 0, "another container sees it empty too")
