@@ -27,7 +27,7 @@ extension ManagedObjectContext {
         processPendingChanges()
         if try resolveConstraintConflicts() { processPendingChanges() }
         let inserted = Array(insertedSet)
-        let deleted = Array(deletedSet)
+        let deleted = SaveOrder.sorted(Array(deletedSet)) { $0.objectID }
         // Each updated object's changed slots, computed once for validation, SQL and merge.
         let layout = persistentStoreCoordinator.layout
         var plans = SavePlans(layout)
@@ -38,6 +38,7 @@ extension ManagedObjectContext {
             let changes = ChangedSlots(of: object, plan)
             if plan.changesPersistentSlots(changes) { updated.append(.init(object: object, changes: changes)) }
         }
+        updated = SaveOrder.sorted(updated) { $0.object.objectID }
         try validate(inserted: inserted, updated: updated, deleted: deleted, layout)
 
         let coordinator = persistentStoreCoordinator
