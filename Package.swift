@@ -91,9 +91,11 @@ let package = Package(
         .target(name: "LibFuzzerDriver", path: "Tests/LibFuzzerDriver"),
         .executableTarget(name: "PredicateFuzzer", dependencies: ["ObjectGraph", "LibFuzzerDriver"], path: "Tests/PredicateFuzzer"),
         .executableTarget(name: "StoreFileFuzzer", dependencies: ["ObjectGraph", "LibFuzzerDriver"], path: "Tests/StoreFileFuzzer"),
+        // Test-only: the C allocator's bytes in use, for tests of what an operation keeps.
+        .target(name: "CMemoryStats", path: "Tests/CMemoryStats"),
         .testTarget(
             name: "ObjectGraphTests",
-            dependencies: ["ObjectGraph", "CFaultInjection"]
+            dependencies: ["ObjectGraph", "CFaultInjection", "CMemoryStats"]
         ),
         .testTarget(
             name: "ManagedRecordTests",

@@ -5,15 +5,15 @@ import XCTest
 /// Optimistic locking: two coordinators (two containers) on one file, each with its own
 /// view of a row, and Core Data's five merge policies.
 final class ConflictTests: StoreTestCase {
-    /// Saves one employee (Ann Smith, 30, salary 1000) and returns its ID in `container`.
-    private func seed(_ container: PersistentContainer) throws -> ObjectID {
+    /// Saves one employee (Ann Smith, 30, salary 1000) and returns it, in `container`'s view context.
+    private func seed(_ container: PersistentContainer) throws -> Employee {
         let employee = Employee(context: container.viewContext)
         employee.firstName = "Ann"
         employee.lastName = "Smith"
         employee.age = 30
         employee.salary = 1000
         try container.viewContext.save()
-        return employee.objectID
+        return employee
     }
 
     /// The employee as a third, fresh container reads it from the file.
@@ -27,13 +27,14 @@ final class ConflictTests: StoreTestCase {
     /// container B changed `age` to 50 and `lastName` to "Jones" and saved (version 2).
     private func makeConflict() throws -> (a: PersistentContainer, mine: Employee, b: PersistentContainer) {
         let a = try makeContainer(Models.company)
-        let id = try seed(a)
+        // A keeps the object it saved: its snapshot is the row at version 1. (An object A
+        // let go of would be read again, at B's version, when A next asked for it.)
+        let mine = try seed(a)
         let b = try makeContainer(Models.company)
-        let theirs = try object(Employee.self, try translate(id, to: b), in: b.viewContext)
+        let theirs = try object(Employee.self, try translate(mine.objectID, to: b), in: b.viewContext)
         theirs.age = 50
         theirs.lastName = "Jones"
         try b.viewContext.save()
-        let mine = try object(Employee.self, id, in: a.viewContext)
         XCTAssertEqual(mine.age, 30, "A still sees what it read before B's save")
         return (a, mine, b)
     }
@@ -130,7 +131,7 @@ final class ConflictTests: StoreTestCase {
         let container = try makeContainer(Models.company)
         let view = container.viewContext
         view.automaticallyMergesChanges = false
-        let id = try seed(container)
+        let id = try seed(container).objectID
         let mine = try object(Employee.self, id, in: view)
 
         let background = container.newBackgroundContext()
@@ -162,7 +163,7 @@ final class ConflictTests: StoreTestCase {
 
     func testUpdatingARowDeletedElsewhereIsAConflictWithNoStoreVersion() throws {
         let a = try makeContainer(Models.company)
-        let id = try seed(a)
+        let id = try seed(a).objectID
         let mine = try object(Employee.self, id, in: a.viewContext)
         let b = try makeContainer(Models.company)
         b.viewContext.delete(try b.viewContext.existingObject(with: try translate(id, to: b)))

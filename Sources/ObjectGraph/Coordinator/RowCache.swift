@@ -91,8 +91,19 @@ final class RowCache: @unchecked Sendable {  // every access holds `lock`
 
     /// Stores `count` rows, which `body` passes to the function it gets (under the lock:
     /// `body` must not use the cache). Of more rows than `capacity`, the last ones stay.
-    func store(count: Int, _ body: (_ add: (ObjectID, ContiguousArray<SlotValue>, Int64) -> Void) -> Void) {
+    /// Without `addingNew`, a row replaces the cached row of its object and is not kept
+    /// otherwise.
+    func store(count: Int, addingNew: Bool = true,
+               _ body: (_ add: (ObjectID, ContiguousArray<SlotValue>, Int64) -> Void) -> Void) {
         lock.withLock {
+            guard addingNew else {
+                body { id, values, version in
+                    guard self.count > 0 else { return }
+                    let (key, _, root, store) = Self.parts(id)
+                    if find(key, root, store).found { set(id, values, version) }
+                }
+                return
+            }
             if self.count + count > capacity { removeAllEntries() }
             var skipped = max(0, count - capacity)
             reserve(self.count + count - skipped)
