@@ -17,6 +17,23 @@ final class SaveOrderAnt: ManagedObject {
 final class SaveOrderTests: StoreTestCase {
     static let rows = 2_000
 
+    func testNewObjectsTakeTheirKeysInTheOrderTheyWereCreated() throws {
+        let container = try makeContainer([SaveOrderZebra.self, SaveOrderAnt.self])
+        let context = container.viewContext
+        for index in 0..<Self.rows {
+            SaveOrderZebra(context: context).number = index
+            if index % 2 == 0 { SaveOrderAnt(context: context).number = index }
+        }
+        try context.save()
+        let file = try SQLiteFile(storeURL)
+        for (table, count) in [("ZSAVEORDERZEBRA", Self.rows), ("ZSAVEORDERANT", Self.rows / 2)] {
+            let numbers = try file.rows("SELECT ZNUMBER FROM \(table) ORDER BY Z_PK").compactMap { $0[0].int }
+            XCTAssertEqual(numbers.count, count)
+            let firstOutOfOrder = zip(numbers, numbers.dropFirst()).first { $0.0 >= $0.1 }
+            XCTAssertNil(firstOutOfOrder, "\(table): keys follow creation order; \(firstOutOfOrder.map { "number \($0.1) got a later key than \($0.0)" } ?? "")")
+        }
+    }
+
     func testSaveUpdatesAndDeletesRowsTableByTableInKeyOrder() throws {
         let container = try makeContainer([SaveOrderZebra.self, SaveOrderAnt.self])
         let context = container.viewContext

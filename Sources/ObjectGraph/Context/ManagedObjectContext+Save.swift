@@ -26,19 +26,18 @@ extension ManagedObjectContext {
         try runWillSaveHooks()
         processPendingChanges()
         if try resolveConstraintConflicts() { processPendingChanges() }
-        let inserted = Array(insertedSet)
+        let inserted = SaveOrder.inCreationOrder(Array(insertedSet))
         let deleted = SaveOrder.sorted(Array(deletedSet)) { $0.objectID }
         // Each updated object's changed slots, computed once for validation, SQL and merge.
         let layout = persistentStoreCoordinator.layout
         var plans = SavePlans(layout)
         var updated: [SaveRequest.Update] = []
         updated.reserveCapacity(updatedSet.count)
-        for object in updatedSet where !object.isDeleted {
+        for object in SaveOrder.sorted(Array(updatedSet), by: { $0.objectID }) where !object.isDeleted {
             let plan = plans(object.entity)
             let changes = ChangedSlots(of: object, plan)
             if plan.changesPersistentSlots(changes) { updated.append(.init(object: object, changes: changes)) }
         }
-        updated = SaveOrder.sorted(updated) { $0.object.objectID }
         try validate(inserted: inserted, updated: updated, deleted: deleted, layout)
 
         let coordinator = persistentStoreCoordinator
