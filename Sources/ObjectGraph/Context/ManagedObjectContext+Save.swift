@@ -72,7 +72,7 @@ extension ManagedObjectContext {
         // none, this context has the values itself, other contexts read what they miss with
         // SQL (as Core Data's do once no context holds the object), and caching rows of
         // objects nobody may ask for again costs memory and, at the next delete of those rows,
-        // freeing them (80 % of a script's delete-all step).
+        // freeing them (87 % of a script's delete-all step).
         let caching = merging
         // One pass per saved object, under the row cache's lock (the body only touches the
         // objects and the identity map): the new ID, the new snapshot, and the row as saved
