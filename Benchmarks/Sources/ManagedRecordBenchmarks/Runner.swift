@@ -38,6 +38,8 @@ struct Workload {
 struct WayResult {
     /// Median per row, or nil when unavailable.
     var medians: [Double]?
+    /// Fastest and slowest run per row, with ``medians``.
+    var spreads: [(min: Double, max: Double)]?
     var reason: String?
     /// Checksums of every run (warm-up included) per row.
     var checks: [[Checksum]] = []
@@ -94,7 +96,10 @@ final class Runner {
                 }
             }
             if let shared { factory.remove(shared) }
-            if result.reason == nil { result.medians = times.map(median) }
+            if result.reason == nil {
+                result.medians = times.map(median)
+                result.spreads = times.map { ($0.min() ?? .nan, $0.max() ?? .nan) }
+            }
             results.append(result)
             let shown = result.medians.map { $0.map(formatTime).joined(separator: " / ") } ?? "n/a (\(result.reason ?? ""))"
             log("  \(workload.number). \(way.name): \(shown)   [VmRSS \(formatBytes(procStatus("VmRSS"))), VmHWM \(formatBytes(procStatus("VmHWM")))]")

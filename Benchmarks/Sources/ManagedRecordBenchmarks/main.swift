@@ -163,6 +163,20 @@ do {
     }
     print("")
     for (index, reason) in reasons.enumerated() { print("n/a[\(index + 1)]: \(reason)  ") }
+    print("")
+    print("Spread across the \(options.runs) runs (min–max):")
+    print("")
+    for (index, way) in ways.enumerated() {
+        var ranges: [String] = []
+        for (workload, results) in table {
+            guard let spreads = results[index].spreads else { continue }
+            for (row, spread) in spreads.enumerated() {
+                let label = workload.rows.count > 1 ? "\(workload.number)\(["a", "b"][row])" : "\(workload.number)"
+                ranges.append("\(label): \(formatTime(spread.min))–\(formatTime(spread.max))")
+            }
+        }
+        if !ranges.isEmpty { print("- \(way.name): \(ranges.joined(separator: ", "))") }
+    }
     if !missed.isEmpty { print("\nTargets missed by ManagedRecord (context): \(missed.joined(separator: "; "))") }
     print("\nPeak memory after the table (VmHWM): \(formatBytes(procStatus("VmHWM")))")
 
