@@ -69,9 +69,9 @@ public final class ManagedObjectContext: @unchecked Sendable {  // must reach pe
     /// Objects with changes are held strongly until saved or rolled back.
     /// (The fields marked `@exclusivity(unchecked)` are touched on every property write; a
     /// context is used on one thread at a time, and no access to them overlaps another.)
-    @exclusivity(unchecked) var insertedSet: Set<ManagedObject> = []
-    @exclusivity(unchecked) var updatedSet: Set<ManagedObject> = []
-    @exclusivity(unchecked) var deletedSet: Set<ManagedObject> = []
+    @exclusivity(unchecked) var insertedSet = ChangeTable(.inserted)
+    @exclusivity(unchecked) var updatedSet = ChangeTable(.updated)
+    @exclusivity(unchecked) var deletedSet = ChangeTable(.deleted)
 
     /// Change sets posted by other contexts' saves, merged at the next entry point.
     let inbox = MergeInbox()
@@ -299,11 +299,11 @@ public final class ManagedObjectContext: @unchecked Sendable {  // must reach pe
     // MARK: Changes
 
     /// Objects inserted since the last save.
-    public var insertedObjects: Set<ManagedObject> { willAccess(); return insertedSet }
+    public var insertedObjects: Set<ManagedObject> { willAccess(); return Set(insertedSet) }
     /// Objects changed since the last save (not inserted, not deleted).
-    public var updatedObjects: Set<ManagedObject> { willAccess(); return updatedSet.filter { !$0.changedSlots().isEmpty } }
+    public var updatedObjects: Set<ManagedObject> { willAccess(); return Set(updatedSet.filter { !$0.changedSlots().isEmpty }) }
     /// Objects deleted since the last save.
-    public var deletedObjects: Set<ManagedObject> { willAccess(); return deletedSet }
+    public var deletedObjects: Set<ManagedObject> { willAccess(); return Set(deletedSet) }
 
     /// Whether a save would write anything.
     public var hasChanges: Bool {

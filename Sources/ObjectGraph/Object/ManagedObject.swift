@@ -42,6 +42,8 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     /// The row version (`Z_OPT`) the snapshot was read at.
     @exclusivity(unchecked) var version: Int64 = 0
     @exclusivity(unchecked) var state: ObjectState = []
+    /// Where the object sits in its context's change tables (``ChangeTable``).
+    @exclusivity(unchecked) var changePositions = ChangePositions()
 
     /// Creates an object of `entity` and inserts it into `context` (if given). Default values
     /// are evaluated for the new object; ``awakeFromInsert()`` is called.
