@@ -22,23 +22,24 @@ enum SaveOrder {
             let key = object.objectID.key
             serials.append(key < 0 ? -key : key)
         }
-        return ascending(serials).map { objects[$0] }
+        return ascending(serials).map { order in order.map { objects[$0] } } ?? objects
     }
 
     /// `items` table by table (by root entity name), key by key, by the ID `id` gives each.
     static func sorted<Item>(_ items: [Item], by id: (Item) -> ObjectID) -> [Item] {
         guard items.count > 1 else { return items }
-        var roots: [EntityDescription] = []
+        // Root entities by address (no reference counting in the loop).
+        var roots: [UnsafeRawPointer] = []
         var tables: [Int] = []
         var keys: [Int64] = []
         tables.reserveCapacity(items.count)
         keys.reserveCapacity(items.count)
         for item in items {
             let objectID = id(item)
-            let root = objectID.entity.root
-            if let last = roots.last, last === root {
+            let root = objectID.tableParts.root
+            if let last = roots.last, last == root {
                 tables.append(roots.count - 1)
-            } else if let known = roots.firstIndex(where: { $0 === root }) {
+            } else if let known = roots.firstIndex(of: root) {
                 tables.append(known)
             } else {
                 roots.append(root)
@@ -46,9 +47,11 @@ enum SaveOrder {
             }
             keys.append(objectID.key)
         }
-        if roots.count == 1 { return ascending(keys).map { items[$0] } }
+        if roots.count == 1 { return ascending(keys).map { order in order.map { items[$0] } } ?? items }
         // Tables by name: the order of first appearance differs between processes.
-        let byName = roots.indices.sorted { roots[$0].name < roots[$1].name }
+        // Unretained: entities live as long as the process (docs/unsafe-code.md).
+        let names = roots.map { Unmanaged<EntityDescription>.fromOpaque($0).takeUnretainedValue().name }
+        let byName = roots.indices.sorted { names[$0] < names[$1] }
         var rank = [Int](repeating: 0, count: roots.count)
         for (position, table) in byName.enumerated() { rank[table] = position }
         var order = items.indices.map { (table: rank[tables[$0]], key: keys[$0], position: $0) }
@@ -56,11 +59,12 @@ enum SaveOrder {
         return order.map { items[$0.position] }
     }
 
-    /// The positions of `keys` (distinct) in ascending key order. Keys of one table or one
-    /// context's new objects are mostly dense, so they are placed by value in one pass when
-    /// their range is at most four times their number; others are sorted. Plain integers
-    /// either way: sorting the items themselves would retain and release on every move.
-    private static func ascending(_ keys: [Int64]) -> [Int] {
+    /// The positions of `keys` (distinct) in ascending key order, or nil when they are in
+    /// order already. Keys of one table or one context's new objects are mostly dense, so
+    /// they are placed by value in one pass when their range is at most four times their
+    /// number; others are sorted. Plain integers either way: sorting the items themselves
+    /// would retain and release on every move.
+    private static func ascending(_ keys: [Int64]) -> [Int]? {
         var inOrder = true
         var low = keys[0], high = keys[0]
         for index in 1..<keys.count {
@@ -69,7 +73,7 @@ enum SaveOrder {
             low = min(low, key)
             high = max(high, key)
         }
-        if inOrder { return Array(keys.indices) }
+        if inOrder { return nil }
         let (span, overflow) = high.subtractingReportingOverflow(low)
         if !overflow && span < Int64(keys.count) * 4 && keys.count <= Int(Int32.max) {
             var slots = [Int32](repeating: -1, count: Int(span) + 1)
