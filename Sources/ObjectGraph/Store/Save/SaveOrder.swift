@@ -1,10 +1,11 @@
 /// The order a save visits and writes its objects in.
 ///
-/// A context keeps its changed objects in sets, whose order is their addresses' hashes. In
-/// that order every pass of a save jumps around memory (at a million new objects, a cache miss
-/// per object and pass), and SQLite, given updates and deletes in random key order, read and
-/// spilled a page per row as soon as a table outgrew its page cache (72,000 `pwrite`s and
-/// 78,000 `pread`s instead of 10,000 and 16,000 for 100,000 updated rows). So:
+/// A context's change tables keep objects in the order they joined, which need not be the
+/// store's. In hash order (when the change sets were `Set`s) every pass of a save jumped
+/// around memory (at a million new objects, a cache miss per object and pass), and SQLite,
+/// given updates and deletes in random key order, read and spilled a page per row as soon as
+/// a table outgrew its page cache (72,000 `pwrite`s and 78,000 `pread`s instead of 10,000 and
+/// 16,000 for 100,000 updated rows). So:
 ///
 /// - new objects are saved in the order they were created, which is also the order their
 ///   primary keys are handed out in;
