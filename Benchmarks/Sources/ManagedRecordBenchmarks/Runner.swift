@@ -34,6 +34,11 @@ struct Workload {
     let run: (any Way, StoreURL) throws -> [Sample]
 }
 
+extension Workload {
+    /// The row's number in the tables: the workload's, with a letter when it has several rows.
+    func label(row: Int) -> String { rows.count > 1 ? "\(number)\(["a", "b"][row])" : "\(number)" }
+}
+
 /// The result of one way for one workload.
 struct WayResult {
     /// Median per row, or nil when unavailable.

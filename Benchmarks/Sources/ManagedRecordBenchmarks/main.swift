@@ -133,7 +133,7 @@ do {
     for (workload, results) in table {
         for (row, spec) in workload.rows.enumerated() {
             let rawTime = rawIndex.flatMap { results[$0].medians?[row] }
-            var line = "| \(workload.rows.count > 1 ? "\(workload.number)\(["a", "b"][row])" : "\(workload.number)") | \(spec.label) |"
+            var line = "| \(workload.label(row: row)) | \(spec.label) |"
             for (index, _) in ways.enumerated() {
                 if let time = results[index].medians?[row] {
                     let ratio = rawTime.map { String(format: " (%.2f×)", time / $0) } ?? ""
@@ -171,8 +171,7 @@ do {
         for (workload, results) in table {
             guard let spreads = results[index].spreads else { continue }
             for (row, spread) in spreads.enumerated() {
-                let label = workload.rows.count > 1 ? "\(workload.number)\(["a", "b"][row])" : "\(workload.number)"
-                ranges.append("\(label): \(formatTime(spread.min))–\(formatTime(spread.max))")
+                ranges.append("\(workload.label(row: row)): \(formatTime(spread.min))–\(formatTime(spread.max))")
             }
         }
         if !ranges.isEmpty { print("- \(way.name): \(ranges.joined(separator: ", "))") }

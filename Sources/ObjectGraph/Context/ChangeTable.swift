@@ -12,7 +12,7 @@
 /// outnumber members. A value type, so iterating while the context changes the table goes
 /// over the table as it was (as with a `Set`).
 struct ChangeTable: Sequence {
-    enum Kind: Int {
+    enum Kind {
         case inserted, updated, deleted
     }
 

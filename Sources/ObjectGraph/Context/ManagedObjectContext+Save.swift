@@ -67,17 +67,15 @@ extension ManagedObjectContext {
         deletedIDs.reserveCapacity(deleted.count)
         for object in deleted { deletedIDs.append(object.objectID) }
         coordinator.rowCache.remove(deletedIDs)
-        // The rows as saved go to the row cache when another context merges this save (its
-        // refreshed objects and the inserted ones it faults then read them without SQL). With
-        // none, this context has the values itself, other contexts read what they miss with
-        // SQL (as Core Data's do once no context holds the object), and caching rows of
-        // objects nobody may ask for again costs memory and, at the next delete of those rows,
-        // freeing them (87 % of a script's delete-all step).
-        let caching = merging
         // One pass per saved object, under the row cache's lock (the body only touches the
-        // objects and the identity map): the new ID, the new snapshot, and the row as saved
-        // (without `caching`, only replacing a row the cache already holds, now stale).
-        coordinator.rowCache.store(count: inserted.count + updated.count - vanished.count, addingNew: caching) { add in
+        // objects and the identity map): the new ID, the new snapshot, and the row as saved.
+        // The rows are added to the row cache only when another context merges this save (its
+        // refreshed objects and the inserted ones it faults then read them without SQL); with
+        // none, a row only replaces the cached one it makes stale. This context has the
+        // values itself, other contexts read what they miss with SQL (as Core Data's do once
+        // no context holds the object), and caching rows nobody may ask for again costs memory
+        // and, at the next delete of those rows, freeing them (87 % of a script's delete all).
+        coordinator.rowCache.store(count: inserted.count + updated.count - vanished.count, addingNew: merging) { add in
             var plans = SavePlans(layout)
             for object in inserted {
                 let plan = plans(object.entity)

@@ -98,9 +98,7 @@ final class RowCache: @unchecked Sendable {  // every access holds `lock`
         lock.withLock {
             guard addingNew else {
                 body { id, values, version in
-                    guard self.count > 0 else { return }
-                    let (key, _, root, store) = Self.parts(id)
-                    if find(key, root, store).found { set(id, values, version) }
+                    if self.count > 0 { set(id, values, version, addingNew: false) }
                 }
                 return
             }
@@ -118,7 +116,8 @@ final class RowCache: @unchecked Sendable {  // every access holds `lock`
     }
 
     @inline(__always)
-    private func set(_ id: ObjectID, _ values: ContiguousArray<SlotValue>, _ version: Int64) {
+    /// Replaces the row of `id` (unless the cached one is newer), or adds it when `addingNew`.
+    private func set(_ id: ObjectID, _ values: ContiguousArray<SlotValue>, _ version: Int64, addingNew: Bool = true) {
         let (key, entity, root, store) = Self.parts(id)
         let (index, found) = find(key, root, store)
         if found {
@@ -130,6 +129,7 @@ final class RowCache: @unchecked Sendable {  // every access holds `lock`
             slots[index].version = version
             return
         }
+        guard addingNew else { return }
         slots[index] = Slot(key: key, entity: entity, root: root, store: store, version: version, values: values)
         count += 1
         if count * 4 > size * 3 { grow() }

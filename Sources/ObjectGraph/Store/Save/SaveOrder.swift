@@ -13,16 +13,14 @@
 ///   process), key by key: SQLite walks each B-tree once, and savers in several processes on
 ///   a server store take row locks in one order.
 enum SaveOrder {
-    /// `objects` in the order they were created (their temporary IDs count up). An object
-    /// that already has a permanent ID keeps its place relative to the others by its key.
+    /// New `objects` in the order they were created: their temporary IDs' serials count up
+    /// (a temporary ID's key is its serial, negated). The insertion table is in that order
+    /// already unless undo put an object back.
     static func inCreationOrder(_ objects: [ManagedObject]) -> [ManagedObject] {
         guard objects.count > 1 else { return objects }
         var serials: [Int64] = []
         serials.reserveCapacity(objects.count)
-        for object in objects {
-            let key = object.objectID.key
-            serials.append(key < 0 ? -key : key)
-        }
+        for object in objects { serials.append(-object.objectID.key) }
         return ascending(serials).map { order in order.map { objects[$0] } } ?? objects
     }
 
