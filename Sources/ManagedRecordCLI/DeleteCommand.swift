@@ -19,6 +19,10 @@ struct DeleteCommand: ParsableCommand {
     func validate() throws {
         if predicate == nil && !all { throw ValidationError("say which objects to delete: --where \"PREDICATE\", or --all for every one") }
         if predicate != nil && all { throw ValidationError("give either --where or --all, not both") }
+        // An empty --where (an unset shell variable) must not read as "every object".
+        if let predicate, predicate.allSatisfy(\.isWhitespace) {
+            throw ValidationError("--where is empty: give a predicate (\"age < 18\"), or --all to delete every object")
+        }
     }
 
     func run() throws {

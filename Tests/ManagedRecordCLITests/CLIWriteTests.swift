@@ -33,6 +33,17 @@ final class CLIWriteTests: XCTestCase {
         XCTAssertEqual(try CommandLineRun.tool("count", store, "Employee").succeeded(), "0\n", "the cascade rule deleted the employees")
     }
 
+    /// `--where "$FILTER"` with FILTER unset is an empty predicate: it used to delete every object.
+    func testDeleteWithAnEmptyOrBlankWhereIsRefusedAndDeletesNothing() throws {
+        for predicate in ["", "   ", "\n\t"] {
+            let run = try CommandLineRun.tool("delete", store, "Employee", "--where", predicate, "--yes")
+            XCTAssertNotEqual(run.status, 0, "--where \(predicate.debugDescription)")
+            XCTAssertTrue(run.stderr.contains("--where is empty"), run.stderr)
+            XCTAssertTrue(run.stderr.contains("--all"), run.stderr)
+        }
+        XCTAssertEqual(try CommandLineRun.tool("count", store, "Employee").succeeded(), "5\n", "nothing was deleted")
+    }
+
     func testCheckFindsAStoreWrittenHereInOrderWithItsOwnModel() throws {
         XCTAssertEqual(try CommandLineRun.tool("check", store).succeeded(), """
         integrity: ok
