@@ -85,6 +85,9 @@ extension PredicateBinder {
     /// `{1, 2} UNION {2, 3}`, `INTERSECT`, `MINUS` of constant collections: a collection
     /// without repeats, in the order of first appearance.
     private mutating func resolveSet(_ name: String, _ arguments: [PredicateExpression], _ text: String) throws -> Resolved {
+        guard arguments.count == 2 else {
+            throw functionError(.syntax, "\(name) takes two collections, not \(arguments.count) argument\(arguments.count == 1 ? "" : "s"), in '\(text)'", text)
+        }
         guard case .value(.list(let a)) = try resolve(arguments[0]), case .value(.list(let b)) = try resolve(arguments[1]) else {
             throw functionError(.unsupported, "UNION, INTERSECT and MINUS combine constant collections ({...} or array arguments), in '\(text)'", text)
         }
