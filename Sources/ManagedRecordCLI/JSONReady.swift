@@ -1,4 +1,5 @@
 import Foundation
+import ObjectGraph
 
 /// Values the library returns (`Date`, `UUID`, `Int16`, ...) in the form the JSON export
 /// writes them, so every command prints a value the same way.
@@ -6,11 +7,9 @@ enum JSONReady {
     static func value(_ value: Any) -> Any {
         switch value {
         case let date as Date:
-            // As the JSON export writes dates: UTC, milliseconds only when there are any.
-            let formatter = ISO8601DateFormatter()
-            let seconds = date.timeIntervalSince1970
-            formatter.formatOptions = seconds.rounded(.down) == seconds ? [.withInternetDateTime] : [.withInternetDateTime, .withFractionalSeconds]
-            return formatter.string(from: date)
+            // As the JSON export writes dates: UTC, milliseconds only when there are any,
+            // expanded years beyond 9999.
+            return ISO8601Date.format(date)
         case let uuid as UUID: return uuid.uuidString
         case let url as URL: return url.absoluteString
         case let data as Data: return data.base64EncodedString()

@@ -71,3 +71,23 @@ final class CLIQueryTests: XCTestCase {
         XCTAssertTrue(schema.contains("  level: Integer 64\n"), schema)
     }
 }
+
+extension CLIQueryTests {
+    /// An imported date of 1e20 seconds (read as milliseconds: 1e17 s, year 3e9) used to stop
+    /// the tool converting it to an Int64 when printed.
+    func testADateFarFromNowPrintsInEveryFormatAndAggregate() throws {
+        let imported = try CommandLineRun.tool(arguments: ["import", store, "Employee", "-"],
+                                               input: #"[{"firstName": "Far", "lastName": "Future", "age": 30, "salary": 1, "hired": 1e20}]"#)
+        XCTAssertTrue(imported.succeeded().hasPrefix("inserted 1"), imported.stdout)
+        let json = try CommandLineRun.tool("fetch", store, "Employee", "firstName == 'Far'", "--format", "json").succeeded()
+        let object = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any], json)
+        let hired = try XCTUnwrap(object["hired"] as? String, json)
+        XCTAssertTrue(hired.hasPrefix("+3168"), hired)
+        for format in ["table", "csv"] {
+            XCTAssertTrue(try CommandLineRun.tool("fetch", store, "Employee", "firstName == 'Far'", "--format", format).succeeded().contains("Future"))
+        }
+        XCTAssertEqual(try CommandLineRun.tool("aggregate", store, "Employee", "max", "hired").succeeded(), "\"\(hired)\"\n")
+        let exported = try CommandLineRun.tool("export", store, "Employee", "firstName == 'Far'").succeeded()
+        XCTAssertTrue(exported.contains("\"hired\" : \"\(hired)\"") || exported.contains("\"hired\":\"\(hired)\""), exported)
+    }
+}

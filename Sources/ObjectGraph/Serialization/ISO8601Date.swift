@@ -1,12 +1,20 @@
 import Foundation
 
-/// ISO 8601 dates read and written without a formatter object: a parse costs a few integer
-/// operations (an import reads one per record and attribute), and the type is `Sendable`.
-enum ISO8601Date {
+/// ISO 8601 dates read and written without a formatter object, as the JSON export writes and
+/// the import reads them: a parse costs a few integer operations (an import reads one per
+/// record and attribute), and the type is `Sendable`. Thread-safe: it has no state.
+///
+/// ```swift
+/// ISO8601Date.format(Date(timeIntervalSince1970: 0))        // "1970-01-01T00:00:00Z"
+/// ISO8601Date.parse("+010000-01-01T00:00:00Z")               // a Date in the year 10000
+/// ```
+public enum ISO8601Date {
     /// Reads `2024-05-01`, `2024-05-01T09:30`, `2024-05-01T09:30:00`, with an optional
     /// fraction (`.250`), and `Z`, `+02:00`, `+0200` or nothing (UTC) after the time; a
-    /// space may stand for the `T`. nil for anything else.
-    static func parse(_ text: String) -> Date? {
+    /// space may stand for the `T`. A year outside 0000–9999 is ISO 8601's expanded form, a
+    /// sign and six digits or more (`+010000-01-01`, `-000001-12-31`), as ``format(_:)``
+    /// writes it. nil for anything else.
+    public static func parse(_ text: String) -> Date? {
         var utf8 = Array(text.utf8)[...]
         func number(_ digits: Int) -> Int? {
             guard utf8.count >= digits else { return nil }
@@ -23,7 +31,18 @@ enum ISO8601Date {
             utf8 = utf8.dropFirst()
             return true
         }
-        guard let year = number(4), skip(45), let month = number(2), skip(45), let day = number(2),
+        var year: Int
+        if let sign = utf8.first, sign == 43 || sign == 45 {   // + -
+            utf8 = utf8.dropFirst()
+            var digits = 0
+            while digits < 19, let byte = utf8.dropFirst(digits).first, byte >= 48, byte <= 57 { digits += 1 }
+            guard digits >= 6, digits <= 15, let magnitude = number(digits) else { return nil }
+            year = sign == 45 ? -magnitude : magnitude
+        } else {
+            guard let plain = number(4) else { return nil }
+            year = plain
+        }
+        guard skip(45), let month = number(2), skip(45), let day = number(2),
               (1...12).contains(month), (1...31).contains(day) else { return nil }
         let days = daysSince1970(year: year, month: month, day: day)
         guard civil(fromDays: Int64(days)) == (Int64(year), Int64(month), Int64(day)) else { return nil }   // no February 30th
@@ -61,26 +80,39 @@ enum ISO8601Date {
         return Date(timeIntervalSince1970: sign == 43 ? seconds - offset : seconds + offset)
     }
 
-    /// `2024-05-01T09:30:00Z`, or `2024-05-01T09:30:00.250Z` when the date has milliseconds.
-    static func format(_ date: Date) -> String {
-        let totalMilliseconds = Int64((date.timeIntervalSince1970 * 1000).rounded())
-        let (days, millisecondOfDay) = floorDivide(totalMilliseconds, 86_400_000)
+    /// `2024-05-01T09:30:00Z`, or `2024-05-01T09:30:00.250Z` when the date has milliseconds;
+    /// a year outside 0000–9999 in ISO 8601's expanded form (`+010000-01-01T00:00:00Z`, a
+    /// sign and at least six digits, as JavaScript writes it), so any date a store can hold
+    /// is written, however far from now, and ``parse(_:)`` reads it back.
+    ///
+    /// Whole seconds and milliseconds are taken apart in floating point first: a date of
+    /// 1e20 seconds has no count of milliseconds in an Int64.
+    public static func format(_ date: Date) -> String {
+        let interval = date.timeIntervalSince1970
+        precondition(interval.isFinite, "ManagedRecord: a Date holds \(interval) seconds, which is no date (a bug in the code that made it)")
+        var wholeSeconds = interval.rounded(.down)
+        var milliseconds = Int64(((interval - wholeSeconds) * 1000).rounded())
+        if milliseconds == 1000 { wholeSeconds += 1; milliseconds = 0 }
+        let dayCount = (wholeSeconds / 86_400).rounded(.down)
+        // A Date's seconds have 53 bits: past 2^53 days (about 2.5e13 years) there is no calendar day to name.
+        precondition(abs(dayCount) < 9.0e15, "ManagedRecord: a Date of \(interval) seconds since 1970 is beyond any calendar year ISO 8601 can write")
+        let days = Int64(dayCount)
+        let second = Int64(wholeSeconds - dayCount * 86_400)
         let (year, month, day) = civil(fromDays: days)
-        let second = millisecondOfDay / 1000
-        let milliseconds = millisecondOfDay % 1000
         func two(_ value: Int64) -> String { value < 10 ? "0\(value)" : "\(value)" }
-        var text = "\(year < 0 ? "-" : "")\(String(repeating: "0", count: max(0, 4 - String(abs(year)).count)))\(abs(year))"
+        let yearDigits = String(abs(year))
+        var text: String
+        if (0...9999).contains(year) {
+            text = String(repeating: "0", count: 4 - yearDigits.count) + yearDigits
+        } else {
+            text = (year < 0 ? "-" : "+") + String(repeating: "0", count: max(0, 6 - yearDigits.count)) + yearDigits
+        }
         text += "-\(two(month))-\(two(day))T\(two(second / 3600)):\(two(second / 60 % 60)):\(two(second % 60))"
         if milliseconds != 0 {
             let digits = String(milliseconds)
             text += "." + String(repeating: "0", count: 3 - digits.count) + digits
         }
         return text + "Z"
-    }
-
-    private static func floorDivide(_ value: Int64, _ divisor: Int64) -> (Int64, Int64) {
-        let quotient = value >= 0 ? value / divisor : -((-value + divisor - 1) / divisor)
-        return (quotient, value - quotient * divisor)
     }
 
     /// Days from 1970-01-01 to a proleptic Gregorian date (Howard Hinnant's algorithm).

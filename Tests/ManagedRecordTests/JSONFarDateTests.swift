@@ -1,0 +1,33 @@
+import Foundation
+import ManagedRecord
+import XCTest
+
+/// Dates far from now (a year past 9999, before year 0, 1e20 seconds away) are written by
+/// the export without stopping the process, as ISO 8601's expanded years, and read back by
+/// the import to the same date. A date of 1e20 seconds trapped converting milliseconds to
+/// an Int64.
+final class JSONFarDateTests: JSONTestCase {
+    func testDatesFarFromNowSurviveExportAndImport() throws {
+        let seconds: [Double] = [1e20, -1e20, 300_000_000_000, -70_000_000_000.5, 253_402_300_800, 253_402_300_799.75]
+        for (index, value) in seconds.enumerated() {
+            let specimen = Specimen.newEntity()
+            specimen.code = "far-\(index)"
+            specimen.stamp = Date(timeIntervalSince1970: value)
+        }
+        try Specimen.commit()
+
+        let json = try Specimen.exportJSON(sortedBy: [SortKey("code")])
+        let rows = try XCTUnwrap(JSONSerialization.jsonObject(with: json) as? [[String: Any]])
+        let stamps = rows.compactMap { $0["stamp"] as? String }
+        XCTAssertEqual(stamps.count, seconds.count, "every date is written as text: \(rows)")
+        XCTAssertEqual(stamps[4], "+010000-01-01T00:00:00Z", "a year past 9999 has a sign and six digits or more")
+        XCTAssertEqual(stamps[5], "9999-12-31T23:59:59.750Z")
+        XCTAssertTrue(stamps[0].hasPrefix("+3168873"), stamps[0])
+        XCTAssertTrue(stamps[1].hasPrefix("-3168873"), stamps[1])
+
+        try Specimen.deleteStore()
+        try Specimen.importJSON(json, relatedBy: "code")
+        let back = try Specimen.fetchAll(sortedBy: [SortKey("code")]).map { $0.stamp.timeIntervalSince1970 }
+        XCTAssertEqual(back, seconds)
+    }
+}
