@@ -102,3 +102,27 @@ final class AggregateTypeTests: StoreTestCase {
         XCTAssertEqual(try context.distinctValues(of: "small", as: Int.self, for: all), [0, 2, 7, 9], "a wider integer is fine")
     }
 }
+
+extension AggregateTypeTests {
+    /// 2^53 + 1 (and the sum 2^53 + 3) has no exact Double: the untyped form used to return 2^53 without a word.
+    func testTheUntypedFormRefusesAnIntegerADoubleWouldRound() throws {
+        let container = try makeContainer(Models.specimen)
+        let context = container.viewContext
+        let big: Int64 = (1 << 53) + 1
+        for value in [big, 2] {
+            let specimen = Specimen(context: context)
+            specimen.large = value
+        }
+        try context.save()
+        for function in [AggregateFunction.max, .sum] {
+            XCTAssertThrowsError(try context.aggregate(function, of: "large", for: all), "\(function) of 2^53 + 1") { error in
+                let error = error as? FetchPredicateError
+                XCTAssertEqual(error?.code, .typeMismatch)
+                XCTAssertEqual(error?.key, "large")
+                XCTAssertTrue(error?.message.contains("as: Int64.self") ?? false, "\(String(describing: error))")
+            }
+        }
+        XCTAssertEqual(try context.aggregate(.max, of: "large", as: Int64.self, for: all), big, "the typed form is exact")
+        XCTAssertEqual(try context.aggregate(.min, of: "large", for: all), 2, "an integer a Double holds exactly still answers")
+    }
+}

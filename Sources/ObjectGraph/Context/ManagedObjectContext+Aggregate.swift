@@ -17,8 +17,9 @@ extension ManagedObjectContext {
     ///   give 0.
     /// - Throws: ``FetchPredicateError``: `unknownKey`; `typeMismatch` for `.sum`/`.average`
     ///   of a non-number, and for anything but `.count` of a Decimal, Date, String or other
-    ///   attribute a Double would misstate (use ``aggregate(_:of:as:for:)``, as the message
-    ///   says); ``StoreError`` when the store fails.
+    ///   attribute a Double would misstate, and for an integer result beyond 2^53, which a
+    ///   Double would round (use ``aggregate(_:of:as:for:)``, as the message says);
+    ///   ``StoreError`` when the store fails.
     public func aggregate<T: ManagedObject>(_ function: AggregateFunction, of keyPath: String,
                                             for request: FetchRequest<T> = FetchRequest<T>()) throws -> Double? {
         let value = try aggregateValue(function, of: keyPath, for: request) { entity, type in
@@ -34,7 +35,14 @@ extension ManagedObjectContext {
                                       entity: entity.name, key: keyPath)
         }
         switch value {
-        case .int(let v): return Double(v)
+        case .int(let v):
+            // Integers beyond 2^53 have no exact Double: refuse rather than round.
+            guard let exact = Double(exactly: v) else {
+                throw FetchPredicateError(.typeMismatch,
+                                          "\(function.rawValue) of \(keyPath) is \(v), which a Double cannot hold exactly (it would read \(Double(v))); use aggregate(.\(function.rawValue), of: \"\(keyPath)\", as: Int64.self)",
+                                          key: keyPath)
+            }
+            return exact
         case .double(let v): return v
         default: return function == .sum || function == .count ? 0 : nil
         }
