@@ -8,9 +8,10 @@ import ObjectGraph
 ///
 /// Every context here is bound to its task for life. Child tasks' identities are held, so a
 /// finished child's address is never taken by a new task that would then inherit its
-/// context. Everything is dropped when the block ends (``close()``); a task still running
-/// afterwards (an unstructured `Task { }` started in the block) falls back to the context
-/// of its thread.
+/// context. The block's own context is dropped when the block ends (``close()``); a child
+/// task's context lives as long as this object, which every task inheriting the task-local
+/// holds: an unstructured `Task { }` started in the block keeps its context, and the objects
+/// it fetched, until it ends, instead of having them released under it by the block's end.
 final class TaskContexts: @unchecked Sendable {  // mutable state behind `lock`
     /// The task running the `perform` block.
     let owner: UInt
@@ -24,14 +25,13 @@ final class TaskContexts: @unchecked Sendable {  // mutable state behind `lock`
         self.context = context
     }
 
-    /// The context of the task running now: the block's own for the owner, a new or the
-    /// earlier one for a child task (`make` creates it), nil once the block has ended or
-    /// outside any task.
+    /// The context of the task running now: the block's own for the owner while the block
+    /// runs, a new or the earlier one for a child task (`make` creates it, also after the
+    /// block has ended), nil for the owner after the block or outside any task.
     func contextForCurrentTask(make: () -> ManagedObjectContext) -> ManagedObjectContext? {
         guard let task = TaskIdentity.current else { return nil }
         let token = task.token
         return lock.withLock {
-            guard let context else { return nil }
             if token == owner { return context }
             if let child = children[token] { return child.context }
             let child = make()
@@ -41,14 +41,13 @@ final class TaskContexts: @unchecked Sendable {  // mutable state behind `lock`
         }
     }
 
-    /// Ends the block: its contexts, and the children's, are released.
+    /// Ends the block: its own context is released. The children's contexts stay with this
+    /// object, released when the last task holding it ends (a child still running may be
+    /// using its context on another thread right now).
     func close() {
-        let released = lock.withLock { () -> [ManagedObjectContext] in
-            defer {
-                context = nil
-                children = [:]
-            }
-            return (context.map { [$0] } ?? []) + children.values.map(\.context)
+        let released = lock.withLock { () -> ManagedObjectContext? in
+            defer { context = nil }
+            return context
         }
         _ = released  // deinitialized here, outside the lock
     }
