@@ -36,14 +36,20 @@ extension ManagedObject {
 
     /// The same object in the calling thread's context.
     ///
-    /// - Throws: ``RecordError`` when the object has unsaved changes or a temporary ID:
-    ///   commit first, then move it.
+    /// Safe to call with an object that another thread is using: only what that thread's
+    /// context publishes for it is read (``ManagedObjectContext/sharedState(of:)``), never
+    /// its values or state.
+    ///
+    /// - Throws: ``RecordError`` when the object has uncommitted changes or was never
+    ///   committed: commit first, then move it.
     public func inCurrentThreadContext() throws -> Self {
         let context = ManagedRecord.manager(for: type(of: self)).contextForCurrentThread
-        if managedObjectContext === context { return self }
-        guard !objectID.isTemporaryID else { throw RecordError.unsaved(objectID, reason: "it was never committed (its ID is temporary)") }
-        guard !hasChanges else { throw RecordError.unsaved(objectID, reason: "it has uncommitted changes") }
-        return unsafeDowncast(context.object(with: objectID), to: Self.self)
+        switch context.sharedState(of: self) {
+        case .registered: return self
+        case .saved(let id): return unsafeDowncast(context.object(with: id), to: Self.self)
+        case .unsavedChanges(let id): throw RecordError.unsaved(id, reason: "it has uncommitted changes")
+        case .neverSaved: throw RecordError.unsaved(entity.name, reason: "it was never committed (its ID is temporary)")
+        }
     }
 }
 
@@ -85,6 +91,10 @@ public struct RecordError: Error, CustomStringConvertible, Sendable {
 
     static func unsaved(_ id: ObjectID, reason: String) -> RecordError {
         RecordError(objectID: id, message: "\(id.entityName) \(id) cannot move to another thread's context: \(reason). Commit first, then call inCurrentThreadContext().")
+    }
+
+    static func unsaved(_ entityName: String, reason: String) -> RecordError {
+        RecordError(objectID: nil, message: "A new \(entityName) cannot move to another thread's context: \(reason). Commit first, then call inCurrentThreadContext().")
     }
 
     public var description: String { "ManagedRecord error: \(message)" }

@@ -1,5 +1,6 @@
 import CObjectGraphRuntime
 import Foundation
+import Synchronization
 
 /// The base class of every managed object: an instance of an entity whose values a
 /// ``ManagedObjectContext`` tracks, faults in and saves.
@@ -27,7 +28,21 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     /// The context that registered the object, held without a reference count; cleared when
     /// the context goes away or the object is unregistered (the context clears it, so it
     /// never dangles). Hot paths use it through `_withUnsafeGuaranteedRef`, with no retain.
-    @exclusivity(unchecked) var contextReference: Unmanaged<ManagedObjectContext>?
+    /// Kept in an atomic word (relaxed: a plain load or store) because another thread may
+    /// ask whether the object is registered in its own context (`ManagedObject+Shared`).
+    var contextReference: Unmanaged<ManagedObjectContext>? {
+        @inline(__always) get {
+            UnsafeRawPointer(bitPattern: contextAddress.load(ordering: .relaxed)).map { Unmanaged.fromOpaque($0) }
+        }
+        @inline(__always) set {
+            contextAddress.store(newValue.map { UInt(bitPattern: $0.toOpaque()) } ?? 0, ordering: .relaxed)
+        }
+    }
+    private let contextAddress = Atomic<UInt>(0)
+    /// What the object's own context publishes for other threads: its primary key while it
+    /// is saved and unchanged, minus the key while it has changes, 0 while it was never saved
+    /// (see `ManagedObject+Shared`). Kept by `state`'s observer.
+    let sharedKey = Atomic<Int64>(0)
 
     /// The registering context (retained for the caller's use).
     var context: ManagedObjectContext? {
@@ -41,7 +56,9 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     @exclusivity(unchecked) var snapshot: ContiguousArray<SlotValue> = []
     /// The row version (`Z_OPT`) the snapshot was read at.
     @exclusivity(unchecked) var version: Int64 = 0
-    @exclusivity(unchecked) var state: ObjectState = []
+    @exclusivity(unchecked) var state: ObjectState = [] {
+        didSet { publishSharedKey() }
+    }
     /// Where the object sits in its context's change tables (``ChangeTable``).
     @exclusivity(unchecked) var changePositions = ChangePositions()
 
@@ -67,6 +84,7 @@ open class ManagedObject: Hashable, CustomStringConvertible {
             objectID = materializing.assumingMemoryBound(to: ObjectID.self).pointee
             values = []
             state = [.fault]
+            publishSharedKey()
             return
         }
         objectID = ObjectID.temporary(for: entity)
