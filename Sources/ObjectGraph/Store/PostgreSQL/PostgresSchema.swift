@@ -98,12 +98,17 @@ struct PostgresSchema {
             statements.append("CREATE TABLE IF NOT EXISTS \(join.name) ( \(columns.joined(separator: ", ")), PRIMARY KEY (\(ownerColumn), \(memberColumn)) )")
             statements.append("CREATE INDEX IF NOT EXISTS \(join.name)_\(memberColumn)_INDEX ON \(join.name) (\(memberColumn), \(ownerColumn))")
         }
-        // Core Data's unique index per constraint; text columns are already in code-point order.
-        statements += layout.uniqueIndexStatements().map { $0.replacingOccurrences(of: " COLLATE BINARY", with: "") }
+        statements += uniqueIndexStatements(layout)
         statements.append("CREATE TABLE Z_PRIMARYKEY (Z_ENT bigint PRIMARY KEY, Z_NAME text, Z_SUPER bigint, Z_MAX bigint)")
         statements.append("CREATE TABLE Z_METADATA (Z_VERSION bigint PRIMARY KEY, Z_UUID varchar(255), Z_PLIST bytea)")
         statements.append("CREATE TABLE Z_MODELCACHE (Z_CONTENT bytea)")
         return statements
+    }
+
+    /// Core Data's unique index per uniqueness constraint (`IF NOT EXISTS`); text columns are
+    /// already in code-point order, so without SQLite's `COLLATE BINARY`.
+    static func uniqueIndexStatements(_ layout: StoreLayout) -> [String] {
+        layout.uniqueIndexStatements().map { $0.replacingOccurrences(of: " COLLATE BINARY", with: "") }
     }
 
     // MARK: Opening
@@ -162,7 +167,7 @@ struct PostgresSchema {
     /// Makes a schema whose metadata records no version hashes (and whose tables fit the
     /// model) the model's: its unique indexes, then its hashes and model in `Z_METADATA`.
     private func recordModel(_ layout: StoreLayout, _ metadata: inout StoreMetadata, _ session: PostgresSession) throws {
-        for statement in layout.uniqueIndexStatements().map({ $0.replacingOccurrences(of: " COLLATE BINARY", with: "") }) {
+        for statement in Self.uniqueIndexStatements(layout) {
             do {
                 try session.execute(statement)
             } catch let error as StoreError where (error.underlying as? DatabaseServerError)?.sqlState == "23505" {
