@@ -9,7 +9,7 @@ final class AppleStoreTests: StoreTestCase {
     private var sampleEntities: [ManagedObject.Type] { [SampleExpensiveSportCar.self, SamplePerson.self] }
 
     func testTheFixturesAreInPlaceWithTheirOriginNotes() throws {
-        for folder in ["CoreDataPlus", "TavantTrade", "EasyLife", "MigrationRevised"] {
+        for folder in ["CoreDataPlus", "TavantTrade", "EasyLife", "MigrationRevised", "CoreDataPlusRenamed"] {
             let note = Fixtures.directory.appendingPathComponent(folder).appendingPathComponent("README.md")
             let text = try String(contentsOf: note, encoding: .utf8)
             XCTAssertTrue(text.contains("Core Data"), "\(folder) keeps its origin note")

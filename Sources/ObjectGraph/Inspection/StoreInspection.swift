@@ -65,15 +65,11 @@ public struct StoreInspection: Sendable {
             }
             integrityProblems = problems
 
-            var numbers: [String: Int64] = [:]
-            try connection.query("SELECT Z_ENT, Z_NAME FROM Z_PRIMARYKEY") { row in numbers[row.text(1)] = row.int64(0) }
-            var missingEntities: [String] = []
-            var next = (numbers.values.max() ?? 0) + 1
-            for entity in model.entities where numbers[entity.name] == nil {
-                missingEntities.append(entity.name)
-                numbers[entity.name] = next
-                next += 1
-            }
+            // Entities found as opening finds them (renamed ones by renaming identifier or number).
+            let stored = try SQLiteStore.storedEntities(connection)
+            let numbering = StoredNumbering(model: model, rows: stored, writtenWithModel: model.matchesStoreVersionHashes(metadata.versionHashes))
+            let numbers = numbering.numbersWithNewEntities
+            let missingEntities = numbering.missing.map(\.name)
             entitiesMissingFromStore = missingEntities
 
             let layout = StoreLayout(model: model, numbers: numbers)

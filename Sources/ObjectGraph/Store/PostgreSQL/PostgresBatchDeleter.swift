@@ -23,6 +23,11 @@ struct PostgresBatchDeleteSQL: SQLBatchDeleteBackend {
 
     static var keptKeys: String { "pg_temp.og_batch_keys" }
 
+    /// `FOR UPDATE OF alias`: at READ COMMITTED, a row another transaction holds is waited
+    /// for, then its committed version is checked against the `WHERE` clause again
+    /// (PostgreSQL's EvalPlanQual), so a row moved out of the predicate meanwhile is skipped.
+    static func rowLock(_ alias: String) -> String { " FOR UPDATE OF \(alias)" }
+
     static func keyLists(_ keys: [Int64]) -> [(sql: String, arguments: [SQLiteValue])] {
         keys.chunks(5000).map { ("SELECT unnest(?::bigint[])", [.text(PostgresStore.keyArray($0))]) }
     }

@@ -13,7 +13,9 @@ struct PostgresFunctions {
 ///
 /// Two processes opening the same new database at once do not both create it: the check
 /// and the creation run in one transaction holding an advisory lock on the schema's name.
-/// An existing schema is never altered: migration is SQLite-only for now.
+/// An existing schema is never altered (but for recording the model's version hashes and
+/// unique indexes in a schema that lacks them): migration is SQLite-only for now, so a schema
+/// written with another version of the model is refused.
 struct PostgresSchema {
     let model: ManagedObjectModel
     let schema: String
@@ -35,7 +37,7 @@ struct PostgresSchema {
                 let exists = try session.scalar("SELECT to_regclass(?) IS NOT NULL", [.text("\(schema).z_metadata")]) == .integer(1)
                 let opened: Opened
                 if exists {
-                    opened = try openExisting(session)
+                    opened = try openExisting(session, readOnly: readOnly)
                 } else {
                     if readOnly {
                         throw StoreError(.readOnly, url: url, "the schema \(schema) holds no store yet, and a store opened with options: [.readOnly] cannot create Core Data's tables; open it without .readOnly once")
@@ -96,47 +98,56 @@ struct PostgresSchema {
             statements.append("CREATE TABLE IF NOT EXISTS \(join.name) ( \(columns.joined(separator: ", ")), PRIMARY KEY (\(ownerColumn), \(memberColumn)) )")
             statements.append("CREATE INDEX IF NOT EXISTS \(join.name)_\(memberColumn)_INDEX ON \(join.name) (\(memberColumn), \(ownerColumn))")
         }
-        // Core Data's unique index per constraint; text columns are already in code-point order.
-        statements += layout.uniqueIndexStatements().map { $0.replacingOccurrences(of: " COLLATE BINARY", with: "") }
+        statements += uniqueIndexStatements(layout)
         statements.append("CREATE TABLE Z_PRIMARYKEY (Z_ENT bigint PRIMARY KEY, Z_NAME text, Z_SUPER bigint, Z_MAX bigint)")
         statements.append("CREATE TABLE Z_METADATA (Z_VERSION bigint PRIMARY KEY, Z_UUID varchar(255), Z_PLIST bytea)")
         statements.append("CREATE TABLE Z_MODELCACHE (Z_CONTENT bytea)")
         return statements
     }
 
+    /// Core Data's unique index per uniqueness constraint (`IF NOT EXISTS`); text columns are
+    /// already in code-point order, so without SQLite's `COLLATE BINARY`.
+    static func uniqueIndexStatements(_ layout: StoreLayout) -> [String] {
+        layout.uniqueIndexStatements().map { $0.replacingOccurrences(of: " COLLATE BINARY", with: "") }
+    }
+
     // MARK: Opening
 
-    private func openExisting(_ session: PostgresSession) throws -> Opened {
+    /// Opens the schema with the model that wrote it: its version hashes (`Z_METADATA`'s
+    /// plist, as in a SQLite store) must be the model's, since PostgreSQL stores are not
+    /// migrated yet. A schema whose metadata records no hashes opens when its tables and
+    /// columns (with their types) fit the model; it then gets the model's unique indexes and
+    /// hashes (unless opened read-only).
+    private func openExisting(_ session: PostgresSession, readOnly: Bool) throws -> Opened {
         try session.execute("SET LOCAL search_path TO \(schema)")
-        var metadata: StoreMetadata?
+        var found: StoreMetadata?
         var failure: Error?
         try session.query("SELECT Z_UUID, Z_PLIST FROM Z_METADATA ORDER BY Z_VERSION LIMIT 1") { row in
             guard case .text(let uuid) = row[0], case .blob(let plist) = row[1] else { return }
-            do { metadata = try StoreMetadata(uuid: uuid, plist: plist) } catch { failure = error }
+            do { found = try StoreMetadata(uuid: uuid, plist: plist) } catch { failure = error }
         }
-        guard let metadata else {
+        guard var metadata = found else {
             throw StoreError(.corruptMetadata, url: url, "Z_METADATA of the schema \(schema) has no readable row\(failure.map { ": \($0)" } ?? "")")
         }
-        var numbers: [String: Int64] = [:]
-        var parents: [String: Int64] = [:]
+        let recordsHashes = !metadata.versionHashes.isEmpty
+        if recordsHashes && !model.matchesStoreVersionHashes(metadata.versionHashes) {
+            throw StoreError(.incompatibleModel, url: url, "the store in the schema \(schema) was written with another version of the model: \(metadata.differences(from: model).prefix(8).joined(separator: "; ")). Migration is SQLite-only for now (lightweight migration of PostgreSQL stores is not implemented yet), so a PostgreSQL store opens only with the model it was written with; nothing was changed")
+        }
+        var rows: [StoredEntity] = []
         try session.query("SELECT Z_ENT, Z_NAME, Z_SUPER FROM Z_PRIMARYKEY") { row in
             guard case .integer(let number) = row[0], case .text(let name) = row[1] else { return }
-            numbers[name] = number
-            if case .integer(let parent) = row[2] { parents[name] = parent } else { parents[name] = 0 }
+            var parent: Int64 = 0
+            if case .integer(let value) = row[2] { parent = value }
+            rows.append(StoredEntity(number: number, name: name, parent: parent))
         }
-        var problems: [String] = []
-        for entity in model.entities {
-            guard numbers[entity.name] != nil else {
-                problems.append("the entity \(entity.name) has no table rows in the store (Z_PRIMARYKEY)")
-                continue
-            }
+        let numbering = StoredNumbering(model: model, rows: rows, writtenWithModel: recordsHashes)
+        let numbers = numbering.numbers
+        var problems: [String] = numbering.missing.map { "the entity \($0.name) has no table rows in the store (Z_PRIMARYKEY)" }
+        for entity in model.entities where numbering.parents[entity.name] != nil {
             let expectedParent = entity.superentity.flatMap { numbers[$0.name] } ?? 0
-            if parents[entity.name] != expectedParent { problems.append("\(entity.name) has another parent entity in the store") }
+            if numbering.parents[entity.name] != expectedParent { problems.append("\(entity.name) has another parent entity in the store") }
         }
-        let modelNames = Set(model.entities.map(\.name))
-        for name in numbers.keys where !modelNames.contains(name) {
-            problems.append("the store has the entity \(name), which the model lacks")
-        }
+        problems += numbering.unmatched.map { "the store has the entity \($0.name), which the model lacks" }
         if problems.isEmpty {
             let layout = StoreLayout(model: model, numbers: numbers)
             problems += try missingColumns(layout, session)
@@ -146,18 +157,34 @@ struct PostgresSchema {
                 guard case .text(let comment)? = folding else {
                     throw StoreError(.incompatibleModel, url: url, "the schema \(schema) has Core Data's tables but not the functions ManagedRecord's PostgreSQL store creates (og_fold): it was written by other software; use another schema")
                 }
+                if !recordsHashes && !readOnly { try recordModel(layout, &metadata, session) }
                 return Opened(layout: layout, metadata: metadata, functions: PostgresFunctions(diacriticFolding: comment))
             }
         }
         throw StoreError(.incompatibleModel, url: url, "the store in the schema \(schema) does not fit the model: \(problems.prefix(8).joined(separator: "; ")). Migration is SQLite-only for now: a PostgreSQL store is opened only with the model it was created with (or one with the same tables and columns); nothing was changed")
     }
 
-    /// The tables and columns the layout needs that the schema lacks.
+    /// Makes a schema whose metadata records no version hashes (and whose tables fit the
+    /// model) the model's: its unique indexes, then its hashes and model in `Z_METADATA`.
+    private func recordModel(_ layout: StoreLayout, _ metadata: inout StoreMetadata, _ session: PostgresSession) throws {
+        for statement in Self.uniqueIndexStatements(layout) {
+            do {
+                try session.execute(statement)
+            } catch let error as StoreError where (error.underlying as? DatabaseServerError)?.sqlState == "23505" {
+                throw StoreError(.incompatibleModel, url: url, "the schema \(schema) holds rows that break a uniqueness constraint of the model (\((error.underlying as? DatabaseServerError)?.message ?? "a unique index")), so the model does not fit it; nothing was changed", underlying: error.underlying)
+            }
+        }
+        metadata.record(model)
+        try session.execute("UPDATE Z_METADATA SET Z_PLIST = ?", [.blob(try metadata.plist(storeType: "PostgreSQL"))])
+    }
+
+    /// The tables and columns the layout needs that the schema lacks, and the columns of
+    /// another type than the layout's.
     private func missingColumns(_ layout: StoreLayout, _ session: PostgresSession) throws -> [String] {
-        var existing: [String: Set<String>] = [:]
-        try session.query("SELECT table_name, column_name FROM information_schema.columns WHERE table_schema = ?", [.text(schema)]) { row in
-            guard case .text(let table) = row[0], case .text(let column) = row[1] else { return }
-            existing[table.lowercased(), default: []].insert(column.lowercased())
+        var existing: [String: [String: String]] = [:]
+        try session.query("SELECT table_name, column_name, data_type FROM information_schema.columns WHERE table_schema = ?", [.text(schema)]) { row in
+            guard case .text(let table) = row[0], case .text(let column) = row[1], case .text(let type) = row[2] else { return }
+            existing[table.lowercased(), default: [:]][column.lowercased()] = type
         }
         var problems: [String] = []
         for table in layout.tables {
@@ -165,8 +192,16 @@ struct PostgresSchema {
                 problems.append("the table \(table.name) is missing")
                 continue
             }
-            for column in ["Z_PK", "Z_ENT", "Z_OPT"] + table.columns.map(\.name) where !columns.contains(column.lowercased()) {
+            for column in ["Z_PK", "Z_ENT", "Z_OPT"] where columns[column.lowercased()] == nil {
                 problems.append("the column \(table.name).\(column) is missing")
+            }
+            for column in table.columns {
+                guard let type = columns[column.name.lowercased()] else {
+                    problems.append("the column \(table.name).\(column.name) is missing")
+                    continue
+                }
+                let expected = Self.columnType(column.type).components(separatedBy: " COLLATE").first!
+                if type != expected { problems.append("the column \(table.name).\(column.name) is \(type), the model needs \(expected)") }
             }
         }
         for (join, ownerColumn, memberColumn, orderColumns) in layout.joinTables {
@@ -174,7 +209,7 @@ struct PostgresSchema {
                 problems.append("the join table \(join.name) is missing")
                 continue
             }
-            for column in [ownerColumn, memberColumn] + orderColumns where !columns.contains(column.lowercased()) {
+            for column in [ownerColumn, memberColumn] + orderColumns where columns[column.lowercased()] == nil {
                 problems.append("the column \(join.name).\(column) is missing")
             }
         }

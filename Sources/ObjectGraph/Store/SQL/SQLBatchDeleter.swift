@@ -6,6 +6,11 @@ protocol SQLBatchDeleteBackend {
     var layout: StoreLayout { get }
     /// The temporary table the kept selection is in (one `pk` column).
     static var keptKeys: String { get }
+    /// The clause ending a `SELECT` that locks the rows it reads of the table aliased `alias`
+    /// until the transaction ends (empty when the write transaction already excludes every
+    /// other writer). A row another transaction changed meanwhile is read again and kept only
+    /// when it still meets the `WHERE` clause, so what the batch writes still matches.
+    static func rowLock(_ alias: String) -> String
     /// The contents of `IN (...)` naming `keys`, and its arguments, per chunk.
     static func keyLists(_ keys: [Int64]) -> [(sql: String, arguments: [SQLiteValue])]
     /// A condition that `column` is one of `keys`, and its arguments, per chunk.
@@ -54,9 +59,10 @@ struct SQLBatchDeleter<Backend: SQLBatchDeleteBackend> {
 
     private var layout: StoreLayout { backend.layout }
 
-    /// The IDs a plan selects.
+    /// The IDs a plan selects, with their rows locked until the transaction ends (a batch
+    /// update then writes only rows that still match).
     func selectIDs(_ plan: some SQLSelectPlan) throws -> [ObjectID] {
-        try backend.ids("SELECT t.Z_PK, t.Z_ENT FROM \(plan.table) t" + plan.whereClause, plan.arguments)
+        try backend.ids("SELECT t.Z_PK, t.Z_ENT FROM \(plan.table) t" + plan.whereClause + Backend.rowLock("t"), plan.arguments)
     }
 
     /// Selects what `plan` selects (every object of whole entities, without reading a row, when
@@ -76,9 +82,10 @@ struct SQLBatchDeleter<Backend: SQLBatchDeleteBackend> {
 
     /// Selects what `plan` selects, keeping the keys in the backend's temporary table so that
     /// the statements that follow name them with one subquery (and nullify updates cannot
-    /// change the selection); returns their IDs.
+    /// change the selection); returns their IDs. The rows stay locked until the transaction
+    /// ends, so the selection is what gets deleted, and delete rules follow only those rows.
     private mutating func selectAndKeepIDs(_ plan: some SQLSelectPlan) throws -> [ObjectID] {
-        try backend.keep("SELECT t.Z_PK FROM \(plan.table) t" + plan.whereClause, plan.arguments)
+        try backend.keep("SELECT t.Z_PK FROM \(plan.table) t" + plan.whereClause + Backend.rowLock("t"), plan.arguments)
         let selected = try backend.ids("SELECT t.Z_PK, t.Z_ENT FROM \(plan.table) t WHERE t.Z_PK IN (SELECT pk FROM \(Backend.keptKeys))", [])
         deleted = Set(selected)
         selectedEntities = Array(Set(selected.map(\.entity)))
@@ -195,9 +202,12 @@ struct SQLBatchDeleter<Backend: SQLBatchDeleteBackend> {
         let owner = layout.mappings[entity.index]
         let destination = layout.mappings[relationship.destinationEntity.index]
         let chunks = chunks(keys)
+        // Cascaded destinations are deleted by key: locked as they are found, one another
+        // transaction re-pointed elsewhere meanwhile is no longer found.
+        let lock = relationship.deleteRule == .cascade ? Backend.rowLock("d") : ""
         var found: [ObjectID] = []
         for (marks, arguments) in chunks {
-            let sql: String
+            var sql: String
             if let join = owner.joinTableBySlot[relationship.slot] {
                 sql = "SELECT d.Z_PK, d.Z_ENT FROM \(join.name) j JOIN \(destination.table.name) d ON d.Z_PK = j.\(join.memberColumn) WHERE j.\(join.ownerColumn) IN (\(marks))"
             } else if !relationship.isToMany, let column = owner.columnBySlot[relationship.slot] {
@@ -220,6 +230,7 @@ struct SQLBatchDeleter<Backend: SQLBatchDeleteBackend> {
             } else {
                 continue
             }
+            sql += lock
             found += try backend.ids(sql, arguments)
             if let join = owner.joinTableBySlot[relationship.slot] {
                 try backend.run("DELETE FROM \(join.name) WHERE \(join.ownerColumn) IN (\(marks))", arguments)

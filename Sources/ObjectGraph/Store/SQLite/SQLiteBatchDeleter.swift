@@ -21,6 +21,9 @@ struct SQLiteBatchDeleteSQL: SQLBatchDeleteBackend {
 
     static var keptKeys: String { "temp.og_batch_keys" }
 
+    /// Nothing: the write transaction (`BEGIN IMMEDIATE`) keeps every other writer out.
+    static func rowLock(_ alias: String) -> String { "" }
+
     static func keyLists(_ keys: [Int64]) -> [(sql: String, arguments: [SQLiteValue])] {
         keys.chunks(500).map { (marks($0.count), $0.map { .integer($0) }) }
     }

@@ -244,32 +244,24 @@ final class SQLiteStore: PersistentStore {
     private static func openExisting(writer: SQLiteConnection, model: ManagedObjectModel, url: URL?, migrate: Bool,
                                      readOnly: Bool) throws -> (layout: StoreLayout, metadata: StoreMetadata) {
         var metadata = try readMetadata(writer: writer, url: url)
-        var numbers: [String: Int64] = [:]
-        var parents: [String: Int64] = [:]
-        try writer.query("SELECT Z_ENT, Z_NAME, Z_SUPER FROM Z_PRIMARYKEY") { row in
-            numbers[row.text(1)] = row.int64(0)
-            parents[row.text(1)] = row.int64(2)
-        }
+        let stored = try storedEntities(writer)
+        let hashesMatch = model.matchesStoreVersionHashes(metadata.versionHashes)
+        // Rows by name, renaming identifier or (a store of this model) the model's numbering,
+        // as Core Data finds them after an entity was renamed.
+        let numbering = StoredNumbering(model: model, rows: stored, writtenWithModel: hashesMatch)
+        let numbers = numbering.numbersWithNewEntities
+        let newEntities = numbering.missing
         var problems: [String] = []
-        var next = (numbers.values.max() ?? 0) + 1
-        var newEntities: [EntityDescription] = []
-        for entity in model.entities {
-            if let number = numbers[entity.name] {
-                let expectedParent = entity.superentity.flatMap { numbers[$0.name] } ?? 0
-                if parents[entity.name] != expectedParent {
-                    problems.append("\(entity.name) has another parent entity in the store")
-                }
-                _ = number
-            } else {
-                numbers[entity.name] = next
-                next += 1
-                newEntities.append(entity)
+        for entity in model.entities where numbering.parents[entity.name] != nil {
+            let expectedParent = entity.superentity.flatMap { numbers[$0.name] } ?? 0
+            if numbering.parents[entity.name] != expectedParent {
+                problems.append("\(entity.name) has another parent entity in the store")
             }
         }
         let layout = StoreLayout(model: model, numbers: numbers)
-        let hashesMatch = model.matchesStoreVersionHashes(metadata.versionHashes)
-        try refuseForeignLayout(writer: writer, model: model, storedEntities: Set(parents.keys), hashesMatch: hashesMatch,
+        try refuseForeignLayout(writer: writer, model: model, storedEntities: Set(stored.map(\.name)), hashesMatch: hashesMatch,
                                 layout: layout, url: url)
+        if hashesMatch, let error = numbering.orphaningError(url: url) { throw error }
         if hashesMatch && newEntities.isEmpty && problems.isEmpty {
             return (layout, metadata)
         }
@@ -328,6 +320,15 @@ final class SQLiteStore: PersistentStore {
             }
         }
         return (layout, metadata)
+    }
+
+    /// The rows of the store's `Z_PRIMARYKEY`.
+    static func storedEntities(_ connection: SQLiteConnection) throws -> [StoredEntity] {
+        var rows: [StoredEntity] = []
+        try connection.query("SELECT Z_ENT, Z_NAME, Z_SUPER FROM Z_PRIMARYKEY") { row in
+            rows.append(StoredEntity(number: row.int64(0), name: row.text(1), parent: row.int64(2)))
+        }
+        return rows
     }
 
     /// Existing rows get a new non-optional attribute's default value, as Core Data's

@@ -1,0 +1,137 @@
+import Foundation
+import ObjectGraph
+import ObjectGraphPostgres
+import PostgresTestSupport
+import XCTest
+
+/// Reopening a PostgreSQL schema with another version of its model: the store's version
+/// hashes (in `Z_METADATA`'s plist, as in a SQLite store) decide, so a change that keeps the
+/// tables and columns (a type, a uniqueness constraint) is refused too, with a typed error
+/// saying what differs, since PostgreSQL stores are not migrated yet. A schema whose metadata
+/// holds no hashes opens when its tables and columns fit, and gets them.
+final class PostgresSchemaVersionTests: XCTestCase {
+    private var folder: URL!
+
+    override func setUpWithError() throws {
+        folder = FileManager.default.temporaryDirectory.appendingPathComponent("PostgresSchemaVersion-\(UUID().uuidString)", isDirectory: true)
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    }
+
+    override func tearDownWithError() throws {
+        try? FileManager.default.removeItem(at: folder)
+    }
+
+    /// A model of one entity, Item, with `number` of `numberType` and `name`, `extra` inside
+    /// the entity element (e.g. uniqueness constraints).
+    private func model(numberType: String, extra: String = "") throws -> ManagedObjectModel {
+        let file = folder.appendingPathComponent("\(UUID().uuidString).xml")
+        try """
+            <?xml version="1.0" encoding="UTF-8" standalone="yes"?>
+            <model type="com.apple.IDECoreDataModeler.DataModel" documentVersion="1.0">
+                <entity name="Item" representedClassName="Item" syncable="YES">
+                    <attribute name="name" optional="YES" attributeType="String"/>
+                    <attribute name="number" optional="YES" attributeType="\(numberType)" usesScalarValueType="YES"/>
+                    \(extra)
+                </entity>
+            </model>
+            """.write(to: file, atomically: true, encoding: .utf8)
+        return try ManagedObjectModel(contentsOf: file)
+    }
+
+    private func open(_ url: URL, _ model: ManagedObjectModel, options: PersistentContainer.Options = []) throws -> PersistentContainer {
+        try PersistentContainer(name: "Items", model: model, store: .postgres(url), options: options)
+    }
+
+    /// A schema written with `model`, holding Item(name "a", number 42) and Item("b", 42).
+    private func schema(_ prefix: String, _ model: ManagedObjectModel) throws -> URL {
+        let url = try PostgresTestServer.newDatabase(prefix)
+        let container = try open(url, model)
+        defer { container.persistentStoreCoordinator.close() }
+        for name in ["a", "b"] {
+            let item = try container.viewContext.insertNewObject(forEntityName: "Item")
+            try item.setValue(name, forKey: "name")
+            try item.setValue(Int64(42), forKey: "number")
+        }
+        try container.viewContext.save()
+        return url
+    }
+
+    private func assertRefused(_ open: @autoclosure () throws -> PersistentContainer, naming expected: [String],
+                               file: StaticString = #filePath, line: UInt = #line) {
+        XCTAssertThrowsError(try open(), file: file, line: line) { error in
+            let storeError = error as? StoreError
+            XCTAssertEqual(storeError?.code, .incompatibleModel, "\(error)", file: file, line: line)
+            let message = storeError?.message ?? ""
+            XCTAssertTrue(message.contains("not implemented"), "says migration is not available: \(message)", file: file, line: line)
+            for text in expected {
+                XCTAssertTrue(message.contains(text), "names \(text): \(message)", file: file, line: line)
+            }
+        }
+    }
+
+    func testAnAttributeOfAnotherTypeIsRefusedAndTheValuesKept() throws {
+        let written = try model(numberType: "Integer 64")
+        let url = try schema("version_type", written)
+
+        assertRefused(try open(url, model(numberType: "String")), naming: ["Item.number", "Integer 64", "String"])
+        assertRefused(try open(url, model(numberType: "String"), options: [.readOnly]), naming: ["Item.number"])
+
+        let reopened = try open(url, written)
+        defer { reopened.persistentStoreCoordinator.close() }
+        let items = try reopened.viewContext.fetch(FetchRequest<ManagedObject>(entityName: "Item"))
+        XCTAssertEqual(items.map { "\($0.value(forKey: "number") ?? "nil")" }, ["42", "42"], "nothing was changed")
+    }
+
+    func testANewUniquenessConstraintIsRefused() throws {
+        let url = try schema("version_unique", try model(numberType: "Integer 64"))
+        let constrained = try model(numberType: "Integer 64", extra: """
+            <uniquenessConstraints><uniquenessConstraint><constraint value="number"/></uniquenessConstraint></uniquenessConstraints>
+            """)
+        assertRefused(try open(url, constrained), naming: ["Item", "uniqueness"])
+        XCTAssertEqual(try PostgresTestServer.psql("SELECT count(*) FROM pg_indexes WHERE schemaname = 'coredata' AND indexname ILIKE 'z_item_unique%'", database: url), "0")
+        XCTAssertEqual(try PostgresTestServer.psql("SELECT count(*) FROM coredata.zitem", database: url), "2")
+    }
+
+    func testASchemaWithoutVersionHashesOpensWhenItFitsAndRecordsThem() throws {
+        let written = try model(numberType: "Integer 64")
+        let url = try schema("version_legacy", written)
+        // The metadata as a schema written without version hashes has it.
+        let legacy = try PropertyListSerialization.data(fromPropertyList: ["NSStoreType": "PostgreSQL", "NSPersistenceFrameworkVersion": 1044],
+                                                        format: .binary, options: 0)
+        try PostgresTestServer.psql("UPDATE coredata.z_metadata SET z_plist = decode('\(legacy.map { String(format: "%02x", $0) }.joined())', 'hex')", database: url)
+
+        do {
+            let reopened = try open(url, written)
+            defer { reopened.persistentStoreCoordinator.close() }
+            XCTAssertEqual(try reopened.viewContext.count(for: FetchRequest<ManagedObject>(entityName: "Item")), 2)
+        }
+        let hex = try PostgresTestServer.psql("SELECT encode(z_plist, 'hex') FROM coredata.z_metadata", database: url)
+        let plist = try XCTUnwrap(PropertyListSerialization.propertyList(from: Data(hexadecimal: hex), format: nil) as? [String: Any])
+        let hashes = try XCTUnwrap(plist["NSStoreModelVersionHashes"] as? [String: Data], "hashes recorded on opening: \(plist.keys.sorted())")
+        XCTAssertEqual(hashes, written.entityVersionHashesByName)
+        assertRefused(try open(url, model(numberType: "String")), naming: ["Item.number"])
+    }
+
+    func testASchemaWithoutVersionHashesAndAnotherColumnTypeIsRefused() throws {
+        let url = try schema("version_legacy_type", try model(numberType: "Integer 64"))
+        let legacy = try PropertyListSerialization.data(fromPropertyList: ["NSStoreType": "PostgreSQL"], format: .binary, options: 0)
+        try PostgresTestServer.psql("UPDATE coredata.z_metadata SET z_plist = decode('\(legacy.map { String(format: "%02x", $0) }.joined())', 'hex')", database: url)
+        XCTAssertThrowsError(try open(url, model(numberType: "String"))) { error in
+            XCTAssertEqual((error as? StoreError)?.code, .incompatibleModel, "\(error)")
+            XCTAssertTrue("\(error)".contains("ZITEM.ZNUMBER"), "\(error)")
+        }
+    }
+}
+
+private extension Data {
+    /// The bytes of a string of hexadecimal digit pairs (psql's `encode(..., 'hex')`).
+    init(hexadecimal text: String) {
+        var bytes: [UInt8] = []
+        var index = text.startIndex
+        while let next = text.index(index, offsetBy: 2, limitedBy: text.endIndex), index < text.endIndex {
+            bytes.append(UInt8(text[index..<next], radix: 16) ?? 0)
+            index = next
+        }
+        self.init(bytes)
+    }
+}
