@@ -15,6 +15,9 @@ final class SQLiteConnection {
     static let busyTimeout: Int32 = 10_000
     /// Called with each SQL text before it runs, so tests can record what executed.
     var trace: (@Sendable (String) -> Void)?
+    /// Set by a Core Data trigger's function while a statement of this connection runs (on
+    /// the thread using the connection); read and cleared by `takeRecomputedRows()`.
+    var recomputedRows = false
 
     /// Opens (or creates, when `create` is true) the database at `path`.
     init(path: String, readOnly: Bool = false, create: Bool = true) throws {
