@@ -10,17 +10,14 @@ extension SQLiteStore {
     }
 
     func save(_ save: SaveRequest) throws -> SaveOutcome {
-        let transaction = SQLiteSaveTransaction(connection: writer, layout: layout, store: identity, request: save)
-        _ = writer.takeRecomputedRows()
-        var outcome: SaveOutcome
-        do {
-            outcome = try write { _ in try transaction.run() }
-        } catch {
+        // The writer's recomputed-rows mark is read and cleared under the write lock, with the
+        // statements whose triggers set it (another thread's save may be running otherwise).
+        try write { writer in
             _ = writer.takeRecomputedRows()
-            throw error
+            var outcome = try SQLiteSaveTransaction(connection: writer, layout: layout, store: identity, request: save).run()
+            outcome.recomputedRows = writer.takeRecomputedRows()
+            return outcome
         }
-        outcome.recomputedRows = writer.takeRecomputedRows()
-        return outcome
     }
 
     func batchDelete(_ query: StoreQuery, listingIDs: Bool) throws -> BatchDeleteOutcome {
