@@ -41,6 +41,15 @@ final class TaskContexts: @unchecked Sendable {  // mutable state behind `lock`
         }
     }
 
+    deinit {
+        // The last holder of this object may be a child task's task-local storage, torn down
+        // as that task ends: releasing the child's identity there (it keeps the task object
+        // allocated) would free the task inside its own teardown. The children's identities
+        // and contexts are released on another thread, after it.
+        let children = self.children
+        DispatchQueue.global().async { _ = children }
+    }
+
     /// Ends the block: its own context is released. The children's contexts stay with this
     /// object, released when the last task holding it ends (a child still running may be
     /// using its context on another thread right now).
