@@ -51,6 +51,12 @@ public struct JSONImportOptions: Sendable {
     /// The key that may name a record's entity (a sub-entity of the imported one); nil for
     /// none.
     public var entityKey: String? = "entity"
+    /// The key that may give a record's identity within the import (`"@id": "Category/p8"`,
+    /// what export writes for an object no related-by value names): records with the same
+    /// identity are one object, created by the first and updated by the others, so a
+    /// destination nested under several records is imported once. An identity is matched
+    /// within the import only, never against the store's objects. nil for none.
+    public var identityKey: String? = "@id"
 
     /// Options for an import: `relatedBy` and `keys` by entity name (see ``JSONMapping``).
     public init(relatedBy: [String: String] = [:], keys: [String: [String: String]] = [:], policy: Policy = .upsert,

@@ -66,7 +66,7 @@ extension ManagedObjectContext {
     private func jsonObjects(_ objects: [ManagedObject], base: EntityDescription, options: JSONExportOptions) -> [[String: Any]] {
         let exporter = JSONExporter(options: options)
         let depth = options.relationships.depth
-        return objects.map { exporter.jsonObject($0, base: base, depth: depth, via: nil) }
+        return objects.map { exporter.jsonObject($0, base: base, depth: depth) }
     }
 
     private static func commonEntity(of objects: [ManagedObject]) -> EntityDescription? {
