@@ -37,6 +37,7 @@ struct ExportCommand: ParsableCommand {
             options.mapping = JSONMapping(relatedBy: try relatedBy.mapping(in: opened))
             let progress = ProgressLine("exported", "\(entity.name) objects", total: try opened.context.count(for: request))
             var writer = JSONRowWriter(format, to: try output.map(OutputFile.init) ?? OutputFile.standardOutput)
+            Terminal.progress("fetching \(progress.total) \(entity.name) objects...")
             try opened.context.exportJSONLines(request, options: options) { line in
                 writer.write(line)
                 progress.update(writer.count)

@@ -64,11 +64,18 @@ struct ImportCommand: ParsableCommand {
                 _ = try opened.context.importJSON(data, entityName: entity, options: options)
                 throw CLIError("\(file) holds no JSON records")
             }
-            let progress = ProgressLine("imported", "\(entity) records", total: records.count, interval: 0)
+            let progress = ProgressLine("imported", "\(entity) records", total: records.count)
             if Terminal.showsProgress {
-                options.progress = { committed, _ in progress.update(committed) }
+                // Every batch committed, and records applied within a long transaction.
+                options.progress = { committed, _ in progress.update(committed, always: true) }
+                let size = max(1, batchSize ?? records.count)
+                options.recordProgress = { applied, total in
+                    let saving = applied == total || applied % size == 0
+                    progress.update(applied, always: saving, note: saving ? "saving..." : nil)
+                }
                 if batchSize == nil { Terminal.progress("importing \(records.count) \(entity) records (one transaction)...") }
             }
+            progress.start()
             let report = try opened.context.importRecords(records, entityName: entity, options: options)
             progress.finish(report.recordCount)
             var summary = "inserted \(report.inserted.count), updated \(report.updated.count), skipped \(report.skipped.count)"

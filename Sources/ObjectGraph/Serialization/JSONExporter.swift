@@ -104,7 +104,7 @@ final class JSONExporter {
 
     /// `"Category/p8"`: the object ID URI without its store, unique within the store.
     static func identity(of id: ObjectID) -> String {
-        String(id.uriRepresentation.path.dropFirst())
+        id.key > 0 ? "\(id.entity.name)/p\(id.key)" : "\(id.entity.name)/t\(-id.key)"
     }
 
     private static func storeOrder(_ lhs: ObjectID, _ rhs: ObjectID) -> Bool {

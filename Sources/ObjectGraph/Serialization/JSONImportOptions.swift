@@ -46,6 +46,14 @@ public struct JSONImportOptions: Sendable {
     /// one-transaction import) with the records committed so far and the number of records:
     /// for a progress display. It must not touch the importing context.
     public var progress: (@Sendable (_ committed: Int, _ total: Int) -> Void)?
+    /// Called on the import's own queue every ``recordProgressInterval`` records applied to
+    /// the import's context, and once each batch (or the one transaction) is applied, before
+    /// it is saved, with the records applied so far and the number of records: for a
+    /// progress display that moves during a long transaction. It must not touch the
+    /// importing context.
+    public var recordProgress: (@Sendable (_ applied: Int, _ total: Int) -> Void)?
+    /// How many records between two ``recordProgress`` calls.
+    public var recordProgressInterval = 1_000
     /// How a number given for a date is read.
     public var dateNumbers = DateNumbers.automatic
     /// The key that may name a record's entity (a sub-entity of the imported one); nil for

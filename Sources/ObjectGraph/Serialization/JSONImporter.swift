@@ -91,6 +91,7 @@ final class JSONImporter {
     private func importBatch(_ records: ArraySlice<Any>) throws {
         try prefetch(records)
         for (index, element) in zip(records.indices, records) {
+            reportProgress(at: index)
             guard let record = element as? [String: Any] else {
                 throw JSONImportError(.notAnObject, index: index, entity: entity.name, "the record is \(Self.jsonTypeName(element)), not a JSON object")
             }
@@ -110,6 +111,15 @@ final class JSONImporter {
             }
             let object = try upsert(record, entity: recordEntity, existing: existing, relatedBy: relatedBy, key: keyValue, index: index, path: "")
             if existing != nil { matchedRecords.append((index, record, object)) }
+        }
+        // The batch is applied: its save comes next.
+        if !records.isEmpty { options.recordProgress?(records.endIndex, report.recordCount) }
+    }
+
+    /// Calls ``JSONImportOptions/recordProgress`` when `index` records are applied, every interval.
+    private func reportProgress(at index: Int) {
+        if let recordProgress = options.recordProgress, index > 0, index % max(1, options.recordProgressInterval) == 0 {
+            recordProgress(index, report.recordCount)
         }
     }
 
