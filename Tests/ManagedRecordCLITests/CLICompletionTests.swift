@@ -27,6 +27,29 @@ final class CLICompletionTests: XCTestCase {
         }
     }
 
+    /// The bash script, loaded in bash as a user installs it, completes `Em` and `--sort la`
+    /// through the built tool found on PATH.
+    func testBashCompletesEntityNamesAndSortKeysThroughTheScript() throws {
+        guard FileManager.default.isExecutableFile(atPath: "/bin/bash") else { throw XCTSkip("bash is not installed") }
+        let folder = try CLITestStores.folder()
+        let script = folder.appendingPathComponent("managedrecord.bash")
+        try CommandLineRun.tool("--generate-completion-script", "bash").succeeded().write(to: script, atomically: true, encoding: .utf8)
+        let tools = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent().path
+        func complete(_ words: [String]) throws -> String {
+            let line = words.joined(separator: " ")
+            let body = """
+            export PATH='\(tools)':"$PATH"; source '\(script.path)'
+            COMP_WORDS=(\(words.map { "'\($0)'" }.joined(separator: " "))); COMP_CWORD=\(words.count - 1)
+            COMP_LINE='\(line)'; COMP_POINT=${#COMP_LINE}
+            _managedrecord managedrecord '\(words.last!)' '\(words[words.count - 2])'; echo "${COMPREPLY[*]}"
+            """
+            return try CommandLineRun.run("/bin/bash", ["-c", body]).succeeded()
+        }
+        XCTAssertEqual(try complete(["managedrecord", "fetch", store, "Em"]), "Employee\n")
+        XCTAssertEqual(try complete(["managedrecord", "count", store, ""]), "Department Employee Manager\n")
+        XCTAssertEqual(try complete(["managedrecord", "fetch", store, "Employee", "--sort", "la"]), "lastName\n")
+    }
+
     func testEntityNamesComeFromTheStoresModel() throws {
         XCTAssertEqual(try complete("fetch", "positional@1", [store, ""]), ["Department", "Employee", "Manager"])
         XCTAssertEqual(try complete("count", "positional@1", [store, "M"]), ["Manager"])
