@@ -22,9 +22,9 @@ struct AggregateCommand: ParsableCommand {
     }
 
     @OptionGroup var store: StoreOptions
-    @Argument(help: "The entity.") var entity: String
+    @Argument(help: "The entity.", completion: ModelCompletion.entities) var entity: String
     @Argument(help: "sum, avg, min or max.") var function: Function
-    @Argument(help: "The attribute (or key path through to-one relationships).") var key: String
+    @Argument(help: "The attribute (or key path through to-one relationships).", completion: ModelCompletion.keys) var key: String
     @Argument(help: "A predicate selecting the objects.") var predicate: String?
 
     func run() throws {

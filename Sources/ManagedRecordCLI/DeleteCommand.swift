@@ -8,7 +8,7 @@ struct DeleteCommand: ParsableCommand {
         abstract: "Delete the objects of an entity that match a predicate, after asking (one batch delete; delete rules apply).")
 
     @OptionGroup var store: StoreOptions
-    @Argument(help: "The entity (sub-entities included).") var entity: String
+    @Argument(help: "The entity (sub-entities included).", completion: ModelCompletion.entities) var entity: String
     @Option(name: .customLong("where"), help: "A predicate selecting the objects to delete.")
     var predicate: String?
     @Flag(name: .long, help: "Delete every object of the entity (instead of --where).")
@@ -38,7 +38,10 @@ struct DeleteCommand: ParsableCommand {
                     throw ExitCode.failure
                 }
             }
+            // One statement, all or nothing: on a terminal, a line while it runs.
+            if matching > 0 { Terminal.progress("deleting \(matching) \(what)...") }
             let result = try opened.context.execute(BatchDeleteRequest(entityName: entity, predicate: request.predicate))
+            Terminal.clearProgress()
             Terminal.write("deleted \(result.count) \(entity) \(result.count == 1 ? "object" : "objects")\n")
         }
     }

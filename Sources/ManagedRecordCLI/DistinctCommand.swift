@@ -8,10 +8,10 @@ struct DistinctCommand: ParsableCommand {
         commandName: "distinct", abstract: "Print the distinct non-null values of a key, sorted, one per line.")
 
     @OptionGroup var store: StoreOptions
-    @Argument(help: "The entity.") var entity: String
-    @Argument(help: "The attribute (or key path through to-one relationships).") var key: String
+    @Argument(help: "The entity.", completion: ModelCompletion.entities) var entity: String
+    @Argument(help: "The attribute (or key path through to-one relationships).", completion: ModelCompletion.keys) var key: String
     @Argument(help: "A predicate selecting the objects.") var predicate: String?
-    @Option(name: .long, help: "table, json (one JSON value per line) or csv.")
+    @Option(name: .long, help: OutputFormat.help)
     var format: OutputFormat = .table
 
     func run() throws {
@@ -22,8 +22,10 @@ struct DistinctCommand: ParsableCommand {
             request.sortDescriptors = [SortKey(key)]
             let values = try opened.context.distinctValues(of: key, for: request).map(JSONReady.value)
             switch format {
-            case .json:
-                for value in values { Terminal.write(try JSONReady.text(value) + "\n") }
+            case .json, .jsonl:
+                var writer = JSONRowWriter(format)
+                for value in values { writer.write(Data(try JSONReady.text(value).utf8)) }
+                try writer.finish()
             case .table, .csv:
                 RowPrinter(columns: [key]).print(values.map { [key: $0] }, as: format)
             }

@@ -7,16 +7,27 @@ struct ExportCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "export",
         abstract: "Write the matching objects of an entity as a JSON array, one object per line (what import reads).",
-        discussion: "Relationships are written as the related objects' --related-by values (their object ID URIs when an entity has none); --relationships omit leaves them out, nested:N nests N levels.")
+        discussion: """
+        Relationships are written as the related objects' --related-by values; a related object without one is nested \
+        (with its "@id", so one shared by several objects is imported once), so the export imports into an empty store \
+        with the same model. --relationships uris writes object ID URIs instead (meaningful in this store only), omit \
+        leaves relationships out, nested:N nests N levels. --format jsonl writes JSON Lines.
+        """)
 
     @OptionGroup var store: StoreOptions
     @OptionGroup var query: QueryOptions
     @OptionGroup var order: OrderOptions
     @OptionGroup var relatedBy: RelatedByOptions
-    @Option(name: .long, help: "keys (default), omit, or nested:N.")
+    @Option(name: .long, help: "keys (default: related-by values, else nested), uris, omit, or nested:N.")
     var relationships = "keys"
+    @Option(name: .long, help: "json (one JSON array, the default) or jsonl (JSON Lines: one object per line).")
+    var format: OutputFormat = .json
     @Option(name: [.short, .long], help: "Write to this file instead of standard output.")
     var output: String?
+
+    func validate() throws {
+        if format != .json && format != .jsonl { throw ValidationError("--format \(format.rawValue): export writes json or jsonl") }
+    }
 
     func run() throws {
         try reportingErrors {
@@ -24,28 +35,26 @@ struct ExportCommand: ParsableCommand {
             let (entity, request) = try opened.request(query, order)
             var options = JSONExportOptions(relationships: try relationshipEncoding())
             options.mapping = JSONMapping(relatedBy: try relatedBy.mapping(in: opened))
-            let total = try opened.context.count(for: request)
-            let sink = try output.map(OutputFile.init) ?? OutputFile.standardOutput
-            var written = 0
-            sink.write(Data("[".utf8))
+            let progress = ProgressLine("exported", "\(entity.name) objects", total: try opened.context.count(for: request))
+            var writer = JSONRowWriter(format, to: try output.map(OutputFile.init) ?? OutputFile.standardOutput)
+            Terminal.progress("fetching \(progress.total) \(entity.name) objects...")
             try opened.context.exportJSONLines(request, options: options) { line in
-                sink.write(Data((written == 0 ? "\n" : ",\n").utf8) + line)
-                written += 1
-                if written % 1000 == 0 { Terminal.progress("exported \(written) of \(total) \(entity.name) objects") }
+                writer.write(line)
+                progress.update(writer.count)
             }
-            sink.write(Data((written == 0 ? "]\n" : "\n]\n").utf8))
-            try sink.close()
-            Terminal.progress("exported \(written) \(entity.name) objects", done: true)
+            try writer.finish()
+            progress.finish(writer.count)
         }
     }
 
     private func relationshipEncoding() throws -> JSONExportOptions.RelationshipEncoding {
         switch relationships {
         case "keys": return .keys
+        case "uris": return .objectIDs
         case "omit": return .omitted
         default:
             if relationships.hasPrefix("nested:"), let depth = Int(relationships.dropFirst("nested:".count)), depth >= 0 { return .nested(depth: depth) }
-            throw CLIError("--relationships \(relationships): use keys, omit or nested:N (N levels, 0 or more)")
+            throw CLIError("--relationships \(relationships): use keys, uris, omit or nested:N (N levels, 0 or more)")
         }
     }
 }

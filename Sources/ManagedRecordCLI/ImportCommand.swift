@@ -6,17 +6,39 @@ import ObjectGraph
 struct ImportCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "import",
-        abstract: "Import a JSON array of records (or one record) into an entity, upserting by --related-by.",
+        abstract: "Import a JSON array of records (or one record, or JSON Lines) into an entity, upserting by --related-by.",
         discussion: "One transaction by default: after an error the store is as it was. With --batch-size, batches before a failing one stay committed and the error says which.")
 
     @OptionGroup var store: StoreOptions
-    @Argument(help: "The entity the records are of.") var entity: String
+    @Argument(help: "The entity the records are of.", completion: ModelCompletion.entities) var entity: String
     @Argument(help: "The JSON file, or - for standard input.") var file: String
     @OptionGroup var relatedBy: RelatedByOptions
     @Option(name: .long, help: "Commit every N records (bounded memory) instead of one transaction.")
     var batchSize: Int?
     @Flag(name: .long, help: "A key that names no property is an error (instead of ignored and counted).")
     var strict = false
+
+    /// The records of `file`: a JSON array of records, one record, or JSON Lines (one record
+    /// per line, what `export --format jsonl` writes); nil when it is none of them (the
+    /// import then reports why).
+    ///
+    /// - Throws: ``CLIError`` naming the line of JSON Lines that is not a record.
+    static func records(in data: Data, file: String) throws -> [Any]? {
+        if let parsed = try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed]) {
+            if let record = parsed as? [String: Any] { return [record] }
+            return parsed as? [Any]
+        }
+        var records: [Any] = []
+        for (number, line) in data.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).enumerated()
+        where line.contains(where: { $0 != 0x20 && $0 != 0x09 && $0 != 0x0D }) {
+            guard let record = try? JSONSerialization.jsonObject(with: line) as? [String: Any] else {
+                if records.isEmpty { return nil }
+                throw CLIError("\(file == "-" ? "standard input" : file), line \(number + 1): not a JSON object, after \(records.count) JSON Lines records; nothing was imported")
+            }
+            records.append(record)
+        }
+        return records.isEmpty ? nil : records
+    }
 
     func validate() throws {
         if let batchSize, batchSize < 1 { throw ValidationError("--batch-size must be 1 or more, not \(batchSize)") }
@@ -36,13 +58,26 @@ struct ImportCommand: ParsableCommand {
             let opened = try store.open(writable: true)
             _ = try opened.entity(entity)
             var options = JSONImportOptions(relatedBy: try relatedBy.mapping(in: opened), strict: strict, batchSize: batchSize)
-            if Terminal.showsProgress {
-                let name = entity
-                options.progress = { committed, total in Terminal.progress("imported \(committed) of \(total) \(name) records") }
+            Terminal.progress("reading \(data.count) bytes of \(entity) records...")
+            guard let records = try Self.records(in: data, file: file) else {
+                // Not JSON: the import's own parse throws the error that says where.
+                _ = try opened.context.importJSON(data, entityName: entity, options: options)
+                throw CLIError("\(file) holds no JSON records")
             }
-            Terminal.progress("importing \(data.count) bytes of \(entity) records...")
-            let report = try opened.context.importJSON(data, entityName: entity, options: options)
-            Terminal.progress("imported \(report.recordCount) \(entity) records", done: true)
+            let progress = ProgressLine("imported", "\(entity) records", total: records.count)
+            if Terminal.showsProgress {
+                // Every batch committed, and records applied within a long transaction.
+                options.progress = { committed, _ in progress.update(committed, always: true) }
+                let size = max(1, batchSize ?? records.count)
+                options.recordProgress = { applied, total in
+                    let saving = applied == total || applied % size == 0
+                    progress.update(applied, always: saving, note: saving ? "saving..." : nil)
+                }
+                if batchSize == nil { Terminal.progress("importing \(records.count) \(entity) records (one transaction)...") }
+            }
+            progress.start()
+            let report = try opened.context.importRecords(records, entityName: entity, options: options)
+            progress.finish(report.recordCount)
             var summary = "inserted \(report.inserted.count), updated \(report.updated.count), skipped \(report.skipped.count)"
             if !report.ignoredKeys.isEmpty {
                 summary += "; ignored keys: " + report.ignoredKeys.keys.sorted().map { "\($0) (\(report.ignoredKeys[$0]!))" }.joined(separator: ", ")

@@ -2,9 +2,14 @@ import ArgumentParser
 import Foundation
 import ObjectGraph
 
-/// How `fetch` and `distinct` print rows: an aligned table, JSON lines, or CSV with a header.
+/// How `fetch` and `distinct` print rows: an aligned table, one JSON document (an array of
+/// the rows, as `sqlite3 -json` prints), JSON Lines (one JSON value per line), or CSV with a
+/// header.
 enum OutputFormat: String, ExpressibleByArgument, CaseIterable {
-    case table, json, csv
+    case table, json, jsonl, csv
+
+    /// The help text of a `--format` option.
+    static let help: ArgumentHelp = "table, json (one JSON array), jsonl (JSON Lines: one JSON value per line) or csv."
 }
 
 /// Rows of JSON-ready values (what the JSON export makes) printed as a table or CSV.
@@ -30,8 +35,8 @@ struct RowPrinter {
             for values in cells { text += line(values) }
             text += "(\(rows.count) \(rows.count == 1 ? "row" : "rows"))\n"
             Terminal.write(text)
-        case .json:
-            preconditionFailure("JSON lines are written by the JSON export, not as rows")
+        case .json, .jsonl:
+            preconditionFailure("JSON is written by JSONRowWriter, not as rows")
         }
     }
 

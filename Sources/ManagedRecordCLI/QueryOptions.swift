@@ -4,7 +4,7 @@ import ObjectGraph
 
 /// The entity and predicate of a query command: `Employee "age > 40 AND department.name == 'Sales'"`.
 struct QueryOptions: ParsableArguments {
-    @Argument(help: "The entity to query (sub-entities included).")
+    @Argument(help: "The entity to query (sub-entities included).", completion: ModelCompletion.entities)
     var entity: String
 
     @Argument(help: "A predicate in Core Data's format syntax, e.g. \"age > 40 AND department.name == 'Sales'\".")
@@ -18,7 +18,8 @@ struct QueryOptions: ParsableArguments {
 
 /// `--sort lastName,-age` and `--limit 10`.
 struct OrderOptions: ParsableArguments {
-    @Option(name: .long, help: "Sort keys separated by commas; a leading - sorts descending (lastName,-age).")
+    @Option(name: .long, help: "Sort keys separated by commas; a leading - sorts descending (lastName,-age).",
+            completion: ModelCompletion.sortKeys)
     var sort: String?
 
     @Option(name: .long, help: "At most this many objects.")

@@ -14,6 +14,7 @@ enum Terminal {
 
     /// A line on standard error, prefixed with the tool's name.
     static func error(_ message: String) {
+        clearProgress()
         FileHandle.standardError.write(Data("managedrecord: error: \(message)\n".utf8))
     }
 
@@ -24,6 +25,12 @@ enum Terminal {
     static func progress(_ message: String, done: Bool = false) {
         guard showsProgress else { return }
         FileHandle.standardError.write(Data("\r\u{1B}[K\(message)\(done ? "\n" : "")".utf8))
+    }
+
+    /// Clears the progress line, so that what follows starts on a clean line.
+    static func clearProgress() {
+        guard showsProgress else { return }
+        FileHandle.standardError.write(Data("\r\u{1B}[K".utf8))
     }
 
     /// Asks `question` on standard error and reads a yes/no answer from standard input.

@@ -1,9 +1,20 @@
 import Foundation
 import XCTest
 
-/// export and import report progress on standard error when it is a terminal, and stay
-/// quiet in a pipe.
+/// export, import and delete report progress on standard error when it is a terminal (done
+/// of total, rate, time left), and stay quiet in a pipe.
 final class CLIProgressTests: XCTestCase {
+    /// The tool run by util-linux's `script`, which gives it a pseudo-terminal as its
+    /// standard streams; what it wrote there comes back as `script`'s output.
+    private func onTerminal(_ arguments: [String]) throws -> CommandLineRun {
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/script") else {
+            throw XCTSkip("util-linux's script(1) is needed to give the tool a terminal")
+        }
+        let tool = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent().appendingPathComponent("managedrecord").path
+        let command = ([tool] + arguments).map { "'\($0)'" }.joined(separator: " ")
+        return try CommandLineRun.run("/usr/bin/script", ["-qec", command, "/dev/null"])
+    }
+
     func testProgressIsShownOnATerminalOnly() throws {
         let folder = try CLITestStores.folder()
         let store = try CLITestStores.company(in: folder).path
@@ -14,21 +25,31 @@ final class CLIProgressTests: XCTestCase {
         XCTAssertEqual(piped.stderr, "", "nothing but the result in a pipe")
         XCTAssertEqual(piped.stdout, "", "the export went to the file")
 
-        // `script` runs the tool with a pseudo-terminal as its standard streams.
-        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/script") else {
-            throw XCTSkip("util-linux's script(1) is needed to give the tool a terminal")
-        }
-        let tool = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent().appendingPathComponent("managedrecord").path
-        let onTerminal = try CommandLineRun.run("/usr/bin/script", ["-qec", "'\(tool)' export '\(store)' Employee --relationships omit --output '\(file)'", "/dev/null"])
-        XCTAssertEqual(onTerminal.status, 0, onTerminal.stdout)
-        XCTAssertTrue(onTerminal.stdout.contains("exported 5 Employee objects"), onTerminal.stdout)
+        let exported = try onTerminal(["export", store, "Employee", "--relationships", "omit", "--output", file])
+        XCTAssertEqual(exported.status, 0, exported.stdout)
+        XCTAssertTrue(exported.stdout.contains("exported 5 Employee objects in "), exported.stdout)
+        XCTAssertTrue(exported.stdout.contains("/s)"), "the rate: \(exported.stdout)")
 
         let target = try CLITestStores.company(in: CLITestStores.folder()).path
-        let imported = try CommandLineRun.run("/usr/bin/script", ["-qec", "'\(tool)' import '\(target)' Employee '\(file)' --batch-size 2", "/dev/null"])
+        let imported = try onTerminal(["import", target, "Employee", file, "--batch-size", "2"])
         XCTAssertEqual(imported.status, 0, imported.stdout)
-        XCTAssertTrue(imported.stdout.contains("imported 2 of 5 Employee records") && imported.stdout.contains("imported 4 of 5"), imported.stdout)
+        XCTAssertTrue(imported.stdout.contains("imported 2 of 5 Employee records, ") && imported.stdout.contains("imported 4 of 5"), imported.stdout)
+        XCTAssertTrue(imported.stdout.contains(" left"), "the time left: \(imported.stdout)")
+        XCTAssertTrue(imported.stdout.contains("imported 5 Employee records in "), imported.stdout)
+        XCTAssertTrue(imported.stdout.contains("inserted 5, updated 0, skipped 0"), imported.stdout)
         let quiet = try CommandLineRun.tool("import", target, "Employee", file, "--batch-size", "2")
         XCTAssertEqual(quiet.stderr, "", "no progress in a pipe")
         XCTAssertEqual(quiet.stdout, "inserted 5, updated 0, skipped 0\n")
+    }
+
+    func testDeleteSaysWhatItIsDeletingOnATerminalOnly() throws {
+        let store = try CLITestStores.company(in: CLITestStores.folder()).path
+        let deleted = try onTerminal(["delete", store, "Employee", "--where", "age > 50", "--yes"])
+        XCTAssertEqual(deleted.status, 0, deleted.stdout)
+        XCTAssertTrue(deleted.stdout.contains("deleting 2 Employee objects..."), deleted.stdout)
+        XCTAssertTrue(deleted.stdout.contains("deleted 2 Employee objects"), deleted.stdout)
+        let piped = try CommandLineRun.tool("delete", store, "Employee", "--where", "age < 30", "--yes")
+        XCTAssertEqual(piped.stderr, "")
+        XCTAssertEqual(piped.stdout, "deleted 1 Employee object\n")
     }
 }

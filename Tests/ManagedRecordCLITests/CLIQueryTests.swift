@@ -11,15 +11,20 @@ final class CLIQueryTests: XCTestCase {
 
     func testFetchAsJSONLinesFiltersThroughARelationshipSortsAndLimits() throws {
         let run = try CommandLineRun.tool("fetch", store, "Employee", "age > 30 AND department.name == 'Engineering'",
-                                          "--sort", "lastName,-age", "--limit", "2", "--format", "json")
+                                          "--sort", "lastName,-age", "--limit", "2", "--format", "jsonl")
         let lines = run.succeeded().split(separator: "\n")
         XCTAssertEqual(lines.count, 2, run.stdout)
         let objects = try lines.map { try XCTUnwrap(JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]) }
         XCTAssertEqual(objects.map { $0["lastName"] as? String }, ["Jones", "Lee"])
         XCTAssertEqual(objects[1]["entity"] as? String, "Manager", "a sub-entity's object says its entity")
-        XCTAssertTrue(lines[0].hasPrefix("{\"age\":51,"), "keys are sorted: \(lines[0])")
-        XCTAssertTrue((objects[0]["department"] as? String)?.hasPrefix("x-coredata://") ?? false, "without --related-by, an object ID URI")
-        let named = try CommandLineRun.tool("fetch", store, "Employee", "lastName == 'Jones'", "--format", "json", "--related-by", "Department=name")
+        XCTAssertTrue(lines[0].hasPrefix("{\"@id\":\"Employee/p5\",\"age\":51,"), "keys are sorted: \(lines[0])")
+        // Without --related-by, the department nested, with its identity (what import reads).
+        let department = try XCTUnwrap(objects[0]["department"] as? [String: Any], run.stdout)
+        XCTAssertEqual(department["name"] as? String, "Engineering")
+        XCTAssertEqual(department["budget"] as? Int, 900_000)
+        XCTAssertTrue((department["@id"] as? String)?.hasPrefix("Department/p") ?? false, run.stdout)
+        XCTAssertFalse(run.stdout.contains("x-coredata:"), run.stdout)
+        let named = try CommandLineRun.tool("fetch", store, "Employee", "lastName == 'Jones'", "--format", "jsonl", "--related-by", "Department=name")
         XCTAssertTrue(named.succeeded().contains("\"department\":\"Engineering\""), named.stdout)
     }
 
@@ -48,7 +53,7 @@ final class CLIQueryTests: XCTestCase {
     }
 
     func testDistinctPrintsSortedValuesOfAKeyPath() throws {
-        XCTAssertEqual(try CommandLineRun.tool("distinct", store, "Employee", "department.name", "--format", "json").succeeded(),
+        XCTAssertEqual(try CommandLineRun.tool("distinct", store, "Employee", "department.name", "--format", "jsonl").succeeded(),
                        "\"Engineering\"\n\"Sales\"\n")
         XCTAssertEqual(try CommandLineRun.tool("distinct", store, "Employee", "lastName", "age < 40", "--format", "csv").succeeded(),
                        "lastName\nDoe\nWu\n")
@@ -80,7 +85,7 @@ extension CLIQueryTests {
                                                input: #"[{"firstName": "Far", "lastName": "Future", "age": 30, "salary": 1, "hired": 1e20}]"#)
         XCTAssertTrue(imported.succeeded().hasPrefix("inserted 1"), imported.stdout)
         let json = try CommandLineRun.tool("fetch", store, "Employee", "firstName == 'Far'", "--format", "json").succeeded()
-        let object = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any], json)
+        let object = try XCTUnwrap((JSONSerialization.jsonObject(with: Data(json.utf8)) as? [[String: Any]])?.first, json)
         let hired = try XCTUnwrap(object["hired"] as? String, json)
         XCTAssertTrue(hired.hasPrefix("+3168"), hired)
         for format in ["table", "csv"] {

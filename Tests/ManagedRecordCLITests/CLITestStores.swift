@@ -91,10 +91,14 @@ enum CLITestStores {
     }
 
     /// A company store: Sales (John 42, Jane 35), Engineering (Ann 58, a manager; Bob 29; Cara 51).
-    static func company(in folder: URL) throws -> URL {
+    static func company(in folder: URL, filled: Bool = true) throws -> URL {
         let url = folder.appendingPathComponent("Company.sqlite")
         let container = try PersistentContainer(name: "Company", entities: companyEntities, storeURL: url)
         let context = container.viewContext
+        guard filled else {
+            container.persistentStoreCoordinator.close()
+            return url
+        }
         let sales = Department(context: context)
         sales.name = "Sales"; sales.budget = 250_000
         let engineering = Department(context: context)

@@ -147,13 +147,85 @@ final class JSONRoundTripTests: JSONTestCase {
         XCTAssertEqual(try graph(), before)
     }
 
-    func testObjectsWithoutARelatedByAttributeAreWrittenAsObjectIDURIsAndReadBack() throws {
+    /// Members have no related-by attribute: by default they are nested in their teams (and
+    /// a mentor in the members it mentors), each with its identity, so one export of the
+    /// teams imports into an empty store in one step with the same members, once each.
+    func testByDefaultObjectsWithoutARelatedByAttributeAreNestedWithTheirIdentityAndImportOnce() throws {
         try makeTeams()
-        let json = try Member.exportJSON(where: "badge == %@", "m1")
+        let red = try XCTUnwrap(Team.get(where: "name == %@", "red"))
+        red.founded = Date(timeIntervalSince1970: 1_000_000_000.125)
+        try Team.commit()
+        let before = try graph()
+        let skills = try Skill.exportJSON(options: JSONExportOptions(relationships: .omitted))
+        let teams = try Team.exportJSON()
+        XCTAssertFalse(String(decoding: teams, as: UTF8.self).contains("x-coredata:"))
+        let records = try XCTUnwrap(JSONSerialization.jsonObject(with: teams) as? [[String: Any]])
+        let member = try XCTUnwrap((records.first { $0["name"] as? String == "red" }?["members"] as? [[String: Any]])?.first)
+        XCTAssertEqual(member["badge"] as? String, "m1", "nested: a person reads it")
+        XCTAssertEqual(member["@id"] as? String, "Member/p1")
+        XCTAssertNil(member["team"], "the inverse of the relationship it is nested through is left out")
+        try Team.deleteStore()
+
+        try Skill.importJSON(skills)
+        let report = try Team.importJSON(teams)
+
+        XCTAssertEqual(report.inserted.count, 2 + 4, "teams and members, each once: \(report)")
+        XCTAssertEqual(try graph(), before)
+        XCTAssertEqual(try Team.get(where: "name == %@", "red")?.founded, Date(timeIntervalSince1970: 1_000_000_000.125))
+    }
+
+    /// A lead who mentors themself: a cycle, written as the identity of the object already
+    /// written, and read back as that object.
+    func testACycleIsWrittenAsTheIdentityOfTheObjectAlreadyWritten() throws {
+        try makeTeams()
+        let lead = try XCTUnwrap(Lead.get(where: "badge == %@", "m4"))
+        lead.mentor = lead
+        try Lead.commit()
+        let before = try graph()
+        let json = try Member.exportJSON(where: "badge == %@", "m4")
+        let record = try XCTUnwrap((JSONSerialization.jsonObject(with: json) as? [[String: Any]])?.first)
+        XCTAssertEqual(record["mentor"] as? [String: String], ["@id": "Lead/p4"], "the lead already written")
+        XCTAssertEqual(record["@id"] as? String, "Lead/p4")
+        let skills = try Skill.exportJSON(options: JSONExportOptions(relationships: .omitted))
+        let teams = try Team.exportJSON()
+        try Team.deleteStore()
+
+        try Skill.importJSON(skills)
+        try Team.importJSON(teams)
+        XCTAssertEqual(try graph(), before)
+        XCTAssertEqual(try Member.count(), 4)
+    }
+
+    /// Records with the same identity are one object, in one batch or across batches.
+    func testRecordsWithTheSameIdentityAreOneObjectAcrossBatches() throws {
+        let json = json(#"""
+        [{"badge": "a", "name": "A", "mentor": {"@id": "L", "entity": "Lead", "badge": "l", "name": "Lead"}},
+         {"badge": "b", "name": "B", "mentor": {"@id": "L"}},
+         {"badge": "c", "name": "C", "mentor": {"@id": "L", "name": "Lead, renamed"}}]
+        """#)
+        var options = JSONImportOptions()
+        options.batchSize = 1
+        let report = try Member.importJSON(json, options: options)
+        XCTAssertEqual(report.inserted.count, 4)
+        XCTAssertEqual(try Lead.count(), 1)
+        XCTAssertEqual(try Lead.fetchAll().first?.mentees.map(\.badge).sorted(), ["a", "b", "c"])
+        XCTAssertEqual(try Lead.fetchAll().first?.name, "Lead, renamed")
+
+        // An identity that names an object of another entity is an error.
+        XCTAssertThrowsError(try Member.importJSON(self.json(#"[{"@id": "X", "badge": "x", "name": "X"}, {"badge": "y", "name": "Y", "mentor": {"@id": "X"}}]"#))) { error in
+            XCTAssertEqual((error as? JSONImportError)?.code, .wrongType, "\(error)")
+        }
+    }
+
+    /// Object ID URIs only when asked (`.objectIDs`): they name objects of this store only.
+    func testObjectsWithoutARelatedByAttributeAreWrittenAsObjectIDURIsWhenAskedAndReadBack() throws {
+        try makeTeams()
+        let json = try Member.exportJSON(where: "badge == %@", "m1", options: JSONExportOptions(relationships: .objectIDs))
         let record = try XCTUnwrap((JSONSerialization.jsonObject(with: json) as? [[String: Any]])?.first)
         let mentor = try XCTUnwrap(record["mentor"] as? String)
         XCTAssertTrue(mentor.hasPrefix("x-coredata://"), mentor)
         XCTAssertEqual(record["team"] as? String, "red")
+        XCTAssertNil(record["@id"])
 
         // Re-imported into the same store, the URI finds the same lead.
         let lead = try XCTUnwrap(Lead.get(where: "badge == %@", "m4"))

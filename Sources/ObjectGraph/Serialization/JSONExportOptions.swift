@@ -24,18 +24,25 @@ public struct JSONExportOptions: Sendable {
     public enum RelationshipEncoding: Sendable, Equatable {
         /// Left out.
         case omitted
-        /// As the destinations' related-by values (``JSONMapping/relatedBy``), or their
-        /// object ID URIs (`x-coredata://...`) when the destination entity has none.
+        /// As the destinations' related-by values (``JSONMapping/relatedBy``); a destination
+        /// without one (its entity has no related-by attribute, or its value is nil) is
+        /// nested, with its identity (``JSONExportOptions/identityKey``). What is written
+        /// imports into another store with the same model and reads as the objects it names.
         case keys
-        /// As nested objects down to `depth` levels, then as keys. The inverse of the
-        /// relationship an object is nested through is left out (the nesting says it).
+        /// As the destinations' related-by values, or their object ID URIs
+        /// (`x-coredata://<store UUID>/Category/p8`) when they have none. A URI names an
+        /// object of this store only: importing it into another store fails with
+        /// ``JSONImportError/Code/unknownReference``.
+        case objectIDs
+        /// As nested objects down to `depth` levels, then as ``keys`` does. The inverse of
+        /// the relationship an object is nested through is left out (the nesting says it).
         case nested(depth: Int)
 
         /// -1 leaves relationships out, 0 writes them as keys, more nests that many levels.
         var depth: Int {
             switch self {
             case .omitted: return -1
-            case .keys: return 0
+            case .keys, .objectIDs: return 0
             case .nested(let levels): return max(0, levels)
             }
         }
@@ -55,6 +62,13 @@ public struct JSONExportOptions: Sendable {
     /// The key naming an object's entity, written when the object is of a sub-entity of the
     /// exported entity (a `Manager` among `Employee`s) and read by import; nil for never.
     public var entityKey: String? = "entity"
+    /// The key naming an object that no related-by value names (`"@id": "Category/p8"`, its
+    /// object ID URI without the store), written when relationships are written as keys or
+    /// nested, and read by import: an object nested under several others (a category
+    /// shared by many products) is imported once, and a cycle in the graph is written as the
+    /// identity of an object already written. nil for never (each nesting then imports as a
+    /// new object). Not written for an entity with a property of this name.
+    public var identityKey: String? = "@id"
     /// Whether the JSON text is indented and its keys sorted.
     public var prettyPrinted = false
 

@@ -46,11 +46,25 @@ public struct JSONImportOptions: Sendable {
     /// one-transaction import) with the records committed so far and the number of records:
     /// for a progress display. It must not touch the importing context.
     public var progress: (@Sendable (_ committed: Int, _ total: Int) -> Void)?
+    /// Called on the import's own queue every ``recordProgressInterval`` records applied to
+    /// the import's context, and once each batch (or the one transaction) is applied, before
+    /// it is saved, with the records applied so far and the number of records: for a
+    /// progress display that moves during a long transaction. It must not touch the
+    /// importing context.
+    public var recordProgress: (@Sendable (_ applied: Int, _ total: Int) -> Void)?
+    /// How many records between two ``recordProgress`` calls.
+    public var recordProgressInterval = 1_000
     /// How a number given for a date is read.
     public var dateNumbers = DateNumbers.automatic
     /// The key that may name a record's entity (a sub-entity of the imported one); nil for
     /// none.
     public var entityKey: String? = "entity"
+    /// The key that may give a record's identity within the import (`"@id": "Category/p8"`,
+    /// what export writes for an object no related-by value names): records with the same
+    /// identity are one object, created by the first and updated by the others, so a
+    /// destination nested under several records is imported once. An identity is matched
+    /// within the import only, never against the store's objects. nil for none.
+    public var identityKey: String? = "@id"
 
     /// Options for an import: `relatedBy` and `keys` by entity name (see ``JSONMapping``).
     public init(relatedBy: [String: String] = [:], keys: [String: [String: String]] = [:], policy: Policy = .upsert,

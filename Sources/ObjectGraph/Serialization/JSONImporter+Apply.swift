@@ -21,7 +21,7 @@ extension JSONImporter {
         let table = table(for: entity)
         for (key, raw) in record {
             guard let property = table.propertiesByKey[key] else {
-                if key == options.entityKey { continue }
+                if key == options.entityKey || key == options.identityKey { continue }
                 if options.strict {
                     let known = entity.properties.filter { !$0.isTransient }.map(\.name).joined(separator: ", ")
                     throw JSONImportError(.unknownKey, index: index, key: Self.join(path, key), entity: entity.name,

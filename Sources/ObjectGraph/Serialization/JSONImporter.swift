@@ -21,6 +21,10 @@ final class JSONImporter {
     var matchedRecords: [(index: Int, record: [String: Any], object: ManagedObject)] = []
     /// Relationships that name objects by key, set once the whole batch is in.
     var pendingReferences: [PendingReference] = []
+    /// Objects by identity (``JSONImportOptions/identityKey``) met in this batch, and those of
+    /// the batches already committed.
+    var identified: [String: ManagedObject] = [:]
+    var committedIdentities: [String: ObjectID] = [:]
 
     init(context: ManagedObjectContext, entity: EntityDescription, options: JSONImportOptions) {
         self.context = context
@@ -52,6 +56,7 @@ final class JSONImporter {
                     throw JSONImportError(.saveFailed, entity: entity.name, "the save of records \(start)..<\(end) failed: \(error)", underlying: error)
                 }
                 report.inserted += insertedObjects.map(\.object.objectID)
+                for (identity, object) in identified { committedIdentities[identity] = object.objectID }
                 report.updated += updated.map(\.objectID)
             } catch {
                 context.rollback()
@@ -79,12 +84,14 @@ final class JSONImporter {
         touchedIDs.removeAll(keepingCapacity: true)
         matchedRecords.removeAll(keepingCapacity: true)
         pendingReferences.removeAll(keepingCapacity: true)
+        identified.removeAll(keepingCapacity: true)
         context.reset()
     }
 
     private func importBatch(_ records: ArraySlice<Any>) throws {
         try prefetch(records)
         for (index, element) in zip(records.indices, records) {
+            reportProgress(at: index)
             guard let record = element as? [String: Any] else {
                 throw JSONImportError(.notAnObject, index: index, entity: entity.name, "the record is \(Self.jsonTypeName(element)), not a JSON object")
             }
@@ -105,13 +112,24 @@ final class JSONImporter {
             let object = try upsert(record, entity: recordEntity, existing: existing, relatedBy: relatedBy, key: keyValue, index: index, path: "")
             if existing != nil { matchedRecords.append((index, record, object)) }
         }
+        // The batch is applied: its save comes next.
+        if !records.isEmpty { options.recordProgress?(records.endIndex, report.recordCount) }
     }
 
-    /// The record's object: `existing`, or a new one registered under its key; then its values.
+    /// Calls ``JSONImportOptions/recordProgress`` when `index` records are applied, every interval.
+    private func reportProgress(at index: Int) {
+        if let recordProgress = options.recordProgress, index > 0, index % max(1, options.recordProgressInterval) == 0 {
+            recordProgress(index, report.recordCount)
+        }
+    }
+
+    /// The record's object: `existing`, the object of the record's identity, or a new one
+    /// registered under its key and identity; then its values.
     func upsert(_ record: [String: Any], entity: EntityDescription, existing: ManagedObject?, relatedBy: AttributeDescription?,
                 key: JSONLookupKey?, index: Int, path: String) throws -> ManagedObject {
+        let identity = existing == nil ? identity(of: record, entity) : nil
         let object: ManagedObject
-        if let existing {
+        if let existing = try existing ?? identity.flatMap({ try identifiedObject($0, entity: entity, index: index, path: path) }) {
             object = existing
             if touchedIDs.insert(ObjectIdentifier(existing)).inserted { touched.append(existing) }
         } else {
@@ -119,8 +137,35 @@ final class JSONImporter {
             insertedObjects.append((object, index, path))
             isNew.insert(ObjectIdentifier(object))
             if let relatedBy, let key { lookup[ObjectIdentifier(relatedBy), default: [:]][key] = object }
+            // Before its values: a nested record may name it back (a cycle).
+            if let identity { identified[identity] = object }
         }
         try apply(record, to: object, index: index, path: path)
+        return object
+    }
+
+    /// The record's identity, when it gives one and its entity has no property of that name.
+    private func identity(of record: [String: Any], _ entity: EntityDescription) -> String? {
+        guard let key = options.identityKey, let value = record[key], entity.property(named: key) == nil else { return nil }
+        if let text = value as? String { return text }
+        return value is NSNumber ? "\(value)" : nil
+    }
+
+    /// The object an earlier record of the import gave `identity`, or nil.
+    private func identifiedObject(_ identity: String, entity: EntityDescription, index: Int, path: String) throws -> ManagedObject? {
+        let object: ManagedObject
+        if let found = identified[identity] {
+            object = found
+        } else if let id = committedIdentities[identity] {
+            object = try context.existingObject(with: id)
+            identified[identity] = object
+        } else {
+            return nil
+        }
+        guard object.entity.isKind(of: entity) else {
+            throw JSONImportError(.wrongType, index: index, key: Self.join(path, options.identityKey ?? ""), entity: entity.name,
+                                  "the identity \(Self.shortText(identity)) names a \(object.entity.name) earlier in the import, not a \(entity.name)")
+        }
         return object
     }
 

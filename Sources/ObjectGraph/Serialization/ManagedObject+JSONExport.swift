@@ -14,6 +14,6 @@ extension ManagedObject {
     /// Fires the object's fault and, for relationships written as keys or nested objects,
     /// the destinations' faults.
     public func jsonObject(options: JSONExportOptions = JSONExportOptions()) -> [String: Any] {
-        JSONExporter(options: options).jsonObject(self, base: entity, depth: options.relationships.depth, via: nil)
+        JSONExporter(options: options).jsonObject(self, base: entity, depth: options.relationships.depth)
     }
 }

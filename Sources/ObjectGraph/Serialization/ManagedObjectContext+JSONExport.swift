@@ -17,14 +17,22 @@ extension ManagedObjectContext {
 
     /// The objects `request` fetches as JSON-ready dictionaries (what ``exportJSON(_:options:)`` writes).
     public func exportJSONObjects<T: ManagedObject>(_ request: FetchRequest<T>, options: JSONExportOptions = JSONExportOptions()) throws -> [[String: Any]] {
+        let (objects, base) = try fetchForExport(request, options: options)
+        return base.map { jsonObjects(objects, base: $0, options: options) } ?? []
+    }
+
+    /// The objects `request` fetches, with the relationships the export writes prefetched
+    /// (one query per relationship), and the entity they are exported as (nil for none).
+    func fetchForExport<T: ManagedObject>(_ request: FetchRequest<T>, options: JSONExportOptions) throws -> ([ManagedObject], EntityDescription?) {
         var request = request
         if options.relationships != .omitted, request.relationshipKeyPathsForPrefetching.isEmpty, request.resultType == .managedObject,
            let entity = request.entityName.flatMap({ managedObjectModel.entitiesByName[$0] }) ?? managedObjectModel.entity(for: T.self) {
             request.relationshipKeyPathsForPrefetching = entity.relationships.map(\.name)
         }
-        let objects = try fetch(request)
-        guard let base = objects.first.map({ request.entityName.flatMap { managedObjectModel.entitiesByName[$0] } ?? managedObjectModel.entity(for: T.self) ?? $0.entity }) else { return [] }
-        return jsonObjects(objects, base: base, options: options)
+        let fetched = try fetch(request)
+        let objects: [ManagedObject] = fetched
+        let base = objects.first.map({ request.entityName.flatMap { managedObjectModel.entitiesByName[$0] } ?? managedObjectModel.entity(for: T.self) ?? $0.entity })
+        return (objects, base)
     }
 
     /// An object graph as JSON: `objects`, with relationships nested to the depth `options` say.
@@ -66,7 +74,7 @@ extension ManagedObjectContext {
     private func jsonObjects(_ objects: [ManagedObject], base: EntityDescription, options: JSONExportOptions) -> [[String: Any]] {
         let exporter = JSONExporter(options: options)
         let depth = options.relationships.depth
-        return objects.map { exporter.jsonObject($0, base: base, depth: depth, via: nil) }
+        return objects.map { exporter.jsonObject($0, base: base, depth: depth) }
     }
 
     private static func commonEntity(of objects: [ManagedObject]) -> EntityDescription? {

@@ -24,7 +24,13 @@ extension ManagedObjectContext {
     public func exportJSONLines<T: ManagedObject>(_ request: FetchRequest<T>, options: JSONExportOptions = JSONExportOptions(),
                                                   line: (Data) throws -> Void) throws {
         let unordered = unorderedToManyKeys(request, options: options)
-        for var object in try exportJSONObjects(request, options: options) {
+        let (objects, base) = try fetchForExport(request, options: options)
+        guard let base else { return }
+        // One object at a time, so that `line` (a progress display) sees the work as it goes.
+        let exporter = JSONExporter(options: options)
+        let depth = options.relationships.depth
+        for managed in objects {
+            var object = exporter.jsonObject(managed, base: base, depth: depth)
             for key in unordered {
                 if let keys = object[key] as? [String] {
                     object[key] = keys.sorted()
