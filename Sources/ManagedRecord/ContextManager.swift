@@ -1,6 +1,5 @@
 import Foundation
 import ObjectGraph
-import Synchronization
 
 /// The hidden per-thread context manager of one model: the main queue's context is the main
 /// context (the main thread, `@MainActor` code, and top-level code before and after any

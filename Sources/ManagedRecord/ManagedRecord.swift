@@ -1,6 +1,5 @@
 import Foundation
 @_exported import ObjectGraph
-import Synchronization
 
 /// The entry point of the active-record layer: one line sets up a model's stack, after which
 /// every entity class answers `Employee.fetchAll()`, `Employee.commit()` and the rest from
@@ -18,7 +17,7 @@ import Synchronization
 /// Each model gets its own store and its own ``ContextManager`` (not one global singleton),
 /// so several models can be set up side by side. Thread-safe.
 public enum ManagedRecord {
-    private static let registry = Mutex(Registry())
+    private static let registry = Locked(Registry())
 
     private struct Registry: @unchecked Sendable {  // guarded by the mutex
         var byModel: [String: ContextManager] = [:]

@@ -48,7 +48,7 @@ final class ThreadContextSlot: @unchecked Sendable {  // per-thread tables are t
 
     private static let serials = Atomic<Int>(0)
     /// The serials of slots not closed yet.
-    private static let openSlots = Mutex<Set<Int>>([])
+    private static let openSlots = Locked<Set<Int>>([])
 
     /// This slot's number, never reused (unlike an object's address).
     private let serial: Int

@@ -28,7 +28,7 @@ public final class PostgresDriver: DatabaseServerDriver {
     private let errors: PostgresErrorTranslator
     private let configuration: PostgresConnection.Configuration
     private let pool: PostgresConnectionPool
-    private let listeners = Mutex<[PostgresNotificationListener]>([])
+    private let listeners = Locked<[PostgresNotificationListener]>([])
     private let closed = Atomic<Bool>(false)
 
     /// Opens a pool of connections to the database of `url` and connects once to check that

@@ -2,7 +2,6 @@ import Dispatch
 import Logging
 import ObjectGraph
 import PostgresNIO
-import Synchronization
 
 /// One ``PostgresDriver/listen(_:_:)``: a connection of its own that LISTENs on a channel and
 /// hands each notification's payload to the handler on a serial queue (never on an event
@@ -29,7 +28,7 @@ final class PostgresNotificationListener: Sendable {
         /// Consecutive failed attempts to listen again.
         var failures = 0
     }
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     init(
         channel: String, handler: @escaping @Sendable (String?) -> Void, group: MultiThreadedEventLoopGroup,

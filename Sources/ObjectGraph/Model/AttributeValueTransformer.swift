@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// Turns the value of a transformable attribute into the `Data` stored for it, and back: what
 /// Foundation's `ValueTransformer` does for Core Data on Apple platforms (swift-corelibs
@@ -38,7 +37,7 @@ public enum AttributeValueTransformers {
     /// The name Core Data uses when a transformable attribute names no transformer.
     public static let defaultName = "NSKeyedUnarchiveFromData"
 
-    private static let registered = Mutex<[String: any AttributeValueTransformer]>([:])
+    private static let registered = Locked<[String: any AttributeValueTransformer]>([:])
 
     /// Registers `transformer` under `name` (replacing one registered before). Attributes
     /// naming it use it from their next read or write, in every model already loaded.

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// The property wrappers of one `ManagedObject` subclass, found once by creating a prototype
 /// and reflecting it with `Mirror`. Never per object.
@@ -21,7 +20,7 @@ final class ClassLayout: @unchecked Sendable {  // immutable after init; the pro
     /// An instance that belongs to no context, used to read the ordinals behind key paths.
     let prototype: ManagedObject
 
-    private static let cache = Mutex<[ObjectIdentifier: ClassLayout]>([:])
+    private static let cache = Locked<[ObjectIdentifier: ClassLayout]>([:])
 
     /// The layout of `managedClass`, built on first use.
     static func of(_ managedClass: ManagedObject.Type) -> ClassLayout {

@@ -1,7 +1,6 @@
 import Foundation
-import Synchronization
 
-private let everyEntity = Mutex<[EntityDescription]>([])
+private let everyEntity = Locked<[EntityDescription]>([])
 
 /// An entity: a named kind of managed object with its attributes and relationships, an
 /// optional superentity and sub-entities, and the Swift class that represents it

@@ -1,4 +1,3 @@
-import Synchronization
 
 /// The linked entity descriptions built for each list of classes, shared by every model
 /// built from the same list.
@@ -11,7 +10,7 @@ import Synchronization
 /// everything else a stack owns (model object, coordinator, connections, caches, contexts)
 /// is released with it. IDs from an earlier stack keep their entity, name and URI.
 enum EntityGraphCache {
-    private static let graphs = Mutex<[[ObjectIdentifier]: [EntityDescription]]>([:])
+    private static let graphs = Locked<[[ObjectIdentifier]: [EntityDescription]]>([:])
 
     /// The entities for `classes` (in model order, superclasses first): the ones built
     /// before for the same list, else those `build` makes, kept from now on.

@@ -35,7 +35,7 @@ final class StoreIdentity: Sendable {
     }
 }
 
-private let everyIdentity = Mutex<[StoreIdentity.Key: StoreIdentity]>([:])
+private let everyIdentity = Locked<[StoreIdentity.Key: StoreIdentity]>([:])
 
 private let temporaryKeys = Atomic<Int64>(0)
 

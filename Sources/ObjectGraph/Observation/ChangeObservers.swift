@@ -8,7 +8,7 @@ import Synchronization
 final class ChangeObservers: Sendable {
     typealias Block = @Sendable (CommittedChanges) -> Void
 
-    private let blocks = Mutex<[Int: Block]>([:])
+    private let blocks = Locked<[Int: Block]>([:])
     private let nextToken = Atomic<Int>(0)
     private let count = Atomic<Int>(0)
 

@@ -3,7 +3,7 @@ import Synchronization
 /// The continuations of the streams an observation hands out, removable from any thread
 /// (a stream's termination runs on whichever thread cancels the consuming task).
 final class ObserverContinuations<Element: Sendable>: Sendable {
-    private let continuations = Mutex<[Int: AsyncStream<Element>.Continuation]>([:])
+    private let continuations = Locked<[Int: AsyncStream<Element>.Continuation]>([:])
     private let nextToken = Atomic<Int>(0)
 
     /// A new stream fed by ``yield(_:)`` until ``finish()`` or until its consumer stops.

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// A Core Data-layout store in a PostgreSQL database: the tables of ``StoreLayout`` (with
 /// PostgreSQL's column types) in a schema of their own, reached through a
@@ -28,7 +27,7 @@ final class PostgresStore: PersistentStore, @unchecked Sendable {  // mutable st
         var trace: (@Sendable (String) -> Void)?
         var closed = false
     }
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     var trace: (@Sendable (String) -> Void)? {
         get { state.withLock { $0.trace } }
