@@ -20,7 +20,7 @@ extension MigrationPlan {
     }
 
     /// `Z_<digits><NAME>` split into the number and the name, or nil.
-    private static func splitNumbered(_ name: String) -> (number: Int64, name: String)? {
+    static func splitNumbered(_ name: String) -> (number: Int64, name: String)? {
         guard name.hasPrefix("Z_"), !name.hasPrefix("Z_FOK_") else { return nil }
         let rest = name.dropFirst(2)
         let digits = rest.prefix { $0.isNumber }
@@ -51,21 +51,22 @@ extension MigrationPlan {
         return nil
     }
 
-    /// The SQL giving a to-one's new foreign key from an old row `s`: its old column, else
-    /// the first destination of what was a to-many (join table, or the inverse's foreign key).
-    func toOneExpression(_ relationship: RelationshipDescription, sourceTable: String) -> String {
+    /// The SQL giving a to-one's new foreign key from an old row `s` of the old entity
+    /// `from`: its old column, else the first destination of what was a to-many (join table,
+    /// or the inverse's foreign key).
+    func toOneExpression(_ relationship: RelationshipDescription, from: SourceSchema.Entity) -> String {
         let destination = relationship.destinationEntity!
         let shift = offset(of: destination)
-        let column = layout.mappings[relationship.entity.index].columnBySlot[relationship.slot]
-        if let old = sourceColumn(for: relationship, column: column, in: sourceTable) {
+        if let old = sourceColumn(for: relationship, of: from) {
             return "s.\(Self.quote(old)) + \(shift)"
         }
         if let join = sourceJoin(for: relationship) {
+            reads.tables.insert(join.table)
             return "(SELECT min(j.\(Self.quote(join.destinationColumn))) FROM src.\(Self.quote(join.table)) j WHERE j.\(Self.quote(join.ownColumn)) = s.Z_PK) + \(shift)"
         }
-        if let inverse = relationship.inverseRelationship, let from = sourceEntity(of: destination) {
-            let destinationTable = source.table(of: from)
-            if let key = sourceColumn(for: inverse, column: nil, in: destinationTable) {
+        if let inverse = relationship.inverseRelationship, let target = sourceEntity(of: destination) {
+            let destinationTable = source.table(of: target)
+            if let key = sourceColumn(for: inverse, of: target, family: destination) {
                 return "(SELECT min(d.Z_PK) FROM src.\(Self.quote(destinationTable)) d WHERE d.\(Self.quote(key)) = s.Z_PK) + \(shift)"
             }
         }
@@ -86,16 +87,17 @@ extension MigrationPlan {
             var extraColumns: [String] = []
             var extraValues: [String] = []
             if let old = sourceJoin(for: primary) {
+                reads.tables.insert(old.table)
                 for order in orderColumns {
                     guard let sourceOrder = sourceOrderColumn(for: order, in: old.table) else { continue }
                     extraColumns.append(order)
                     extraValues.append("j.\(Self.quote(sourceOrder))")
                 }
                 select = "SELECT j.\(Self.quote(old.ownColumn)) + \(ownerShift), j.\(Self.quote(old.destinationColumn)) + \(memberShift)\(extraValues.map { ", " + $0 }.joined()) FROM src.\(Self.quote(old.table)) j"
-            } else if let from = sourceEntity(of: owner), let key = sourceColumn(for: primary, column: nil, in: source.table(of: from)) {
+            } else if let from = sourceEntity(of: owner), let key = sourceColumn(for: primary, of: from, family: owner) {
                 select = "SELECT o.Z_PK + \(ownerShift), o.\(Self.quote(key)) + \(memberShift) FROM src.\(Self.quote(source.table(of: from))) o WHERE o.\(Self.quote(key)) IS NOT NULL"
             } else if let inverse = primary.inverseRelationship, let from = sourceEntity(of: member),
-                      let key = sourceColumn(for: inverse, column: nil, in: source.table(of: from)) {
+                      let key = sourceColumn(for: inverse, of: from, family: member) {
                 select = "SELECT d.\(Self.quote(key)) + \(ownerShift), d.Z_PK + \(memberShift) FROM src.\(Self.quote(source.table(of: from))) d WHERE d.\(Self.quote(key)) IS NOT NULL"
             }
             guard let select else { continue }
