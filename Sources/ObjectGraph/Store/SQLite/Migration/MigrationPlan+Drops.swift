@@ -15,6 +15,16 @@ final class SourceReads {
     }
 }
 
+/// A query counting, on the migrated copy before its fix-ups, the links of one relationship
+/// that the fix-ups would remove: references to rows that are no longer of the
+/// relationship's destination (an entity moved out of the destination's hierarchy).
+struct LossCheck {
+    let entity: String
+    let property: String
+    /// `SELECT count(*) ...` on the new file.
+    let sql: String
+}
+
 /// What a migration would drop: the old store's data that none of the plan's statements
 /// reads. An entity whose rows have no entity in the model, an attribute or to-one whose
 /// column holds values in rows of an entity that is kept but is not copied, a join table
@@ -52,6 +62,19 @@ extension MigrationPlan {
             throw MigrationError(.writeFailed, url: url, "the store cannot be read to plan its migration", underlying: failure)
         }
         return dropped
+    }
+
+    /// The links the fix-ups would remove, counted on `connection` (the new file, after the
+    /// copies): references to rows that are no longer of the relationship's destination (or
+    /// that the old store did not hold at all). Rows of dropped entities were refused before
+    /// the copy, so they are not among them.
+    func lostLinks(on connection: SQLiteConnection) throws -> [MigrationError.DroppedData] {
+        var lost: [MigrationError.DroppedData] = []
+        for check in lossChecks {
+            guard case .integer(let count)? = try connection.scalar(check.sql), count > 0 else { continue }
+            lost.append(.init(entity: check.entity, property: check.property, rowCount: Int(count)))
+        }
+        return lost
     }
 
     /// Columns that only accompany another: the order of an ordered relationship

@@ -53,13 +53,17 @@ extension MigrationPlan {
 
     /// The SQL giving a to-one's new foreign key from an old row `s` of the old entity
     /// `from`: its old column, else the first destination of what was a to-many (join table,
-    /// or the inverse's foreign key).
+    /// or the inverse's foreign key) when `from` had it.
     func toOneExpression(_ relationship: RelationshipDescription, from: SourceSchema.Entity) -> String {
         let destination = relationship.destinationEntity!
         let shift = offset(of: destination)
         if let old = sourceColumn(for: relationship, of: from) {
             return "s.\(Self.quote(old)) + \(shift)"
         }
+        // A join table or an inverse's foreign key holds keys of the old rows of the
+        // relationship's entity; rows that came from another table (an entity that moved
+        // into the hierarchy) had no such relationship, and their keys would match others'.
+        guard sourceEntity(of: relationship.entity).map({ source.family(of: $0).contains(from.number) }) ?? true else { return "NULL" }
         if let join = sourceJoin(for: relationship) {
             reads.tables.insert(join.table)
             return "(SELECT min(j.\(Self.quote(join.destinationColumn))) FROM src.\(Self.quote(join.table)) j WHERE j.\(Self.quote(join.ownColumn)) = s.Z_PK) + \(shift)"
@@ -104,10 +108,12 @@ extension MigrationPlan {
             joinCopies.append("INSERT OR IGNORE INTO main.\(join.name) (\(([ownerColumn, memberColumn] + extraColumns).joined(separator: ", "))) \(select)")
             let ownerMapping = layout.mappings[owner.index]
             let memberMapping = layout.mappings[member.index]
-            fixUps.append("""
-                DELETE FROM main.\(join.name) WHERE \(ownerColumn) NOT IN (SELECT Z_PK FROM main.\(ownerMapping.table.name) WHERE Z_ENT IN (\(ownerMapping.familyNumbers.map(String.init).joined(separator: ", ")))) \
+            let lost = """
+                FROM main.\(join.name) WHERE \(ownerColumn) NOT IN (SELECT Z_PK FROM main.\(ownerMapping.table.name) WHERE Z_ENT IN (\(ownerMapping.familyNumbers.map(String.init).joined(separator: ", ")))) \
                 OR \(memberColumn) NOT IN (SELECT Z_PK FROM main.\(memberMapping.table.name) WHERE Z_ENT IN (\(memberMapping.familyNumbers.map(String.init).joined(separator: ", "))))
-                """)
+                """
+            fixUps.append("DELETE " + lost)
+            lossChecks.append(LossCheck(entity: owner.name, property: primary.name, sql: "SELECT count(*) " + lost))
         }
     }
 
@@ -140,6 +146,7 @@ extension MigrationPlan {
 
     /// To-ones pointing at rows that were not kept become nil (as deleting them would make
     /// them), and the entity column beside a to-one is filled from its destination's row.
+    /// Each fix-up that removes links has a ``LossCheck`` counting them first.
     mutating func planFixUps() {
         for entity in layout.model.entities {
             let mapping = layout.mappings[entity.index]
@@ -149,7 +156,9 @@ extension MigrationPlan {
                 let family = mapping.familyNumbers.map(String.init).joined(separator: ", ")
                 let destinationFamily = destination.familyNumbers.map(String.init).joined(separator: ", ")
                 let table = mapping.table.name
-                fixUps.append("UPDATE main.\(table) SET \(column) = NULL WHERE Z_ENT IN (\(family)) AND \(column) IS NOT NULL AND \(column) NOT IN (SELECT Z_PK FROM main.\(destination.table.name) WHERE Z_ENT IN (\(destinationFamily)))")
+                let lost = "WHERE Z_ENT IN (\(family)) AND \(column) IS NOT NULL AND \(column) NOT IN (SELECT Z_PK FROM main.\(destination.table.name) WHERE Z_ENT IN (\(destinationFamily)))"
+                fixUps.append("UPDATE main.\(table) SET \(column) = NULL " + lost)
+                lossChecks.append(LossCheck(entity: entity.name, property: relationship.name, sql: "SELECT count(*) FROM main.\(table) " + lost))
                 if let entityColumn = mapping.entityColumnBySlot[relationship.slot] {
                     fixUps.append("UPDATE main.\(table) SET \(entityColumn) = (SELECT d.Z_ENT FROM main.\(destination.table.name) d WHERE d.Z_PK = main.\(table).\(column)) WHERE Z_ENT IN (\(family))")
                 }

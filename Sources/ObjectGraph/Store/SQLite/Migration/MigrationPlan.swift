@@ -37,6 +37,8 @@ struct MigrationPlan {
     var joinCopies: [String] = []
     /// Run after every copy.
     var fixUps: [String] = []
+    /// Counts, on the new file before the fix-ups run, the links they would remove.
+    var lossChecks: [LossCheck] = []
     /// Added to the keys of a source table's rows in a target table, by "source>target".
     private var offsets: [String: Int64] = [:]
     /// The source entity of each target entity, by entity index.
@@ -180,15 +182,15 @@ struct MigrationPlan {
         var expression = "NULL"
         var converted = false
         var hasColumn = false
-        if let old = sourceColumn(for: attribute, of: from), let declared = source.columnType(old, in: sourceTable),
-           MigrationValueConverter.isInferable(from: declared, to: attribute.attributeType) || !isGuessedAndEmpty(old, of: from) {
-            guard MigrationValueConverter.isInferable(from: declared, to: attribute.attributeType) else {
+        if let old = sourceColumn(for: attribute, of: from), let declared = source.columnType(old, in: sourceTable) {
+            hasColumn = true
+            if MigrationValueConverter.isInferable(from: declared, to: attribute.attributeType) {
+                expression = "s.\(Self.quote(old))"
+                converted = !MigrationValueConverter.copiesUnchanged(from: declared, to: attribute.attributeType)
+            } else if !isGuessedAndEmpty(old, of: from) {
                 throw MigrationError(.notInferable, url: url, entity: entity.name, property: attribute.name,
                                      "the store holds it as \(declared.isEmpty ? "an untyped column" : declared) (column \(old)) and the model makes it \(attribute.attributeType.rawValue), a type change Core Data's lightweight migration does not infer; keep the old type, or add a new attribute and copy the values yourself")
             }
-            expression = "s.\(Self.quote(old))"
-            converted = !MigrationValueConverter.copiesUnchanged(from: declared, to: attribute.attributeType)
-            hasColumn = true
         }
         if defaultValue != .null && (!hasColumn || !attribute.isOptional) {
             arguments.append(defaultValue)
@@ -204,8 +206,8 @@ struct MigrationPlan {
 
     /// Whether `column` was chosen without the store's model (a store of Apple's Core Data)
     /// and holds no value in `from`'s rows: it may be another entity's column of the same
-    /// name, so a type it cannot convert from does not stop the migration (nothing would be
-    /// converted).
+    /// name, so a type it cannot convert from does not stop the migration (its values are
+    /// all nil, and stay nil).
     private func isGuessedAndEmpty(_ column: String, of from: SourceSchema.Entity) -> Bool {
         guard source.recordedLayout == nil else { return false }
         let family = source.family(of: from)

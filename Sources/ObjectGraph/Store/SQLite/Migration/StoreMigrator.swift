@@ -67,6 +67,7 @@ struct StoreMigrator {
         defer { reader.close() }
         let plan: MigrationPlan
         let steps: [ManagedObjectModel]
+        var refusesDropping = false
         do {
             guard try reader.tableExists("Z_METADATA"), try reader.tableExists("Z_PRIMARYKEY") else { return false }
             let metadata = try SQLiteStore.readMetadata(writer: reader, url: url)
@@ -75,12 +76,13 @@ struct StoreMigrator {
             try SQLiteStore.refuseAnotherModel(storedEntities: Set(metadata.versionHashes.keys), model: steps[0], url: url)
             plan = try MigrationPlan(source: SourceSchema(connection: reader, metadata: metadata), model: steps[0], connection: reader, url: url)
             let declared = model.earlierVersions.contains { $0.matchesStoreVersionHashes(metadata.versionHashes) }
-            if !allowsDroppingData && !declared { try Self.refuseDropping(plan.droppedData(), url: url) }
+            refusesDropping = !allowsDroppingData && !declared
+            if refusesDropping { try Self.refuseDropping(plan.droppedData(), url: url) }
         } catch let error as SQLiteError {
             throw MigrationError(.writeFailed, url: url, "the store cannot be read to plan its migration", underlying: error)
         }
         reader.close()
-        try migrate(url: url, steps: steps, firstPlan: plan)
+        try migrate(url: url, steps: steps, firstPlan: plan, refusingDrops: refusesDropping)
         return true
     }
 
@@ -136,7 +138,9 @@ struct StoreMigrator {
         return Array(model.earlierVersions[(written + 1)...]) + [model]
     }
 
-    private func migrate(url: URL, steps: [ManagedObjectModel], firstPlan: MigrationPlan) throws {
+    /// With `refusingDrops`, the first step throws ``MigrationError/Code/wouldDropData``
+    /// before its fix-ups would remove links (see ``MigrationPlan/lostLinks(on:)``).
+    private func migrate(url: URL, steps: [ManagedObjectModel], firstPlan: MigrationPlan, refusingDrops: Bool) throws {
         let folder = url.deletingLastPathComponent()
         var temporaries: [URL] = []
         func removeTemporaries() {
@@ -151,7 +155,7 @@ struct StoreMigrator {
                 if index > 0 { plan = try Self.plan(from: current, to: model, reportingAs: url) }
                 let temporary = folder.appendingPathComponent(".\(url.lastPathComponent).migrating-\(UUID().uuidString)")  // see removeCopiesOfKilledMigrations
                 temporaries.append(temporary)
-                try copy(plan: plan, model: model, from: current, into: temporary)
+                try copy(plan: plan, model: model, from: current, into: temporary, reportingAs: url, refusingDrops: refusingDrops && index == 0)
                 current = temporary
             }
         } catch let error as SQLiteError {
@@ -187,7 +191,8 @@ struct StoreMigrator {
     }
 
     /// Writes the migrated store into `temporary`, in one transaction.
-    private func copy(plan: MigrationPlan, model: ManagedObjectModel, from url: URL, into temporary: URL) throws {
+    private func copy(plan: MigrationPlan, model: ManagedObjectModel, from url: URL, into temporary: URL, reportingAs store: URL,
+                      refusingDrops: Bool) throws {
         let connection = try SQLiteConnection(path: temporary.path)
         defer { connection.close() }
         plan.converter.register(on: connection)
@@ -208,6 +213,7 @@ struct StoreMigrator {
                 }
             }
             for statement in plan.joinCopies { try connection.execute(statement) }
+            if refusingDrops { try Self.refuseDropping(plan.lostLinks(on: connection), url: store) }
             for statement in plan.fixUps { try connection.execute(statement) }
             for row in layout.primaryKeyRows() {
                 let table = layout.entitiesByNumber[row.number].map { layout.mappings[$0.index].table.name }
