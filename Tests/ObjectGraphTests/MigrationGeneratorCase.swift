@@ -170,6 +170,7 @@ struct MigrationGeneratorCase {
             case 9: renameRelationship(&random)
             case 10: toggleToMany(&random)
             case 11: renameEntity(&random)
+            case 12 where random.chance(50): removeEntity(&random)
             default: moveEntity(&random)
             }
         }
@@ -314,6 +315,17 @@ struct MigrationGeneratorCase {
         v2.entities[e].name = new
         v2.entities[e].renamedFrom = old
         changes.append("rename entity \(old) to \(new) (renaming identifier)")
+    }
+
+    /// An entity without sub-entities goes, with the relationships to and from it. At least
+    /// one root stays.
+    private mutating func removeEntity(_ random: inout GeneratorRandom) {
+        let e = random.below(v2.entities.count)
+        let name = v2.entities[e].name
+        guard v2.family(of: name).count == 1, v2.entities.filter({ $0.parent == nil && $0.name != name }).count >= 1 else { return }
+        for i in v2.entities.indices { v2.entities[i].relationships.removeAll { $0.destination == name } }
+        v2.entities.remove(at: e)
+        changes.append("remove entity \(name) and its relationships")
     }
 
     /// A sub-entity becomes a root, or a root without sub-entities moves below another root.
