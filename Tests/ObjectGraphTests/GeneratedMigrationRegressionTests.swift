@@ -104,4 +104,89 @@ final class GeneratedMigrationRegressionTests: StoreTestCase {
         XCTAssertNil(bravo.value(forKey: "partnerOfAlpha"), "dropped, as allowed")
         XCTAssertEqual(try objects("Kilo", in: container.viewContext).count, 1)
     }
+
+    /// Generator case 1784, in a store without its model (as Apple's Core Data writes them):
+    /// siblings Kilo and Mike both have a `stamp`, Kilo's an Integer and Mike's a Date with a
+    /// default, nil in every row. Mike's nils must stay nil, and Kilo's empty column of
+    /// another type must not stop the migration.
+    func testAnEmptySameNamedColumnOfAnotherTypeNeitherStopsTheMigrationNorFillsADefault() throws {
+        func model(_ extra: String) throws -> ManagedObjectModel {
+            try fileModel("""
+                <entity name="Alpha" representedClassName="Alpha">
+                    <attribute name="ident" attributeType="Integer 64" defaultValueString="0" usesScalarValueType="YES"/>
+                    \(extra)
+                </entity>
+                <entity name="Kilo" representedClassName="Kilo" parentEntity="Alpha">
+                    <attribute name="stamp" optional="YES" attributeType="Integer 64" usesScalarValueType="YES"/>
+                </entity>
+                <entity name="Mike" representedClassName="Mike" parentEntity="Alpha">
+                    <attribute name="stamp" optional="YES" attributeType="Date" defaultValueString="106321"/>
+                </entity>
+                """)
+        }
+        do {
+            let container = try PersistentContainer(name: "Test", model: try model(""), storeURL: storeURL)
+            for ident in 1...2 {
+                let mike = try container.viewContext.insertNewObject(forEntityName: "Mike")
+                try mike.setValue(Int64(ident), forKey: "ident")
+                try mike.setValue(nil, forKey: "stamp")
+            }
+            let kilo = try container.viewContext.insertNewObject(forEntityName: "Kilo")
+            try kilo.setValue(Int64(3), forKey: "ident")
+            try container.viewContext.save()
+            container.persistentStoreCoordinator.close()
+        }
+        try forgetRecordedModel(storeURL)
+        let v2 = try model(#"<attribute name="note" optional="YES" attributeType="String"/>"#)
+        let container = try PersistentContainer(name: "Test", model: v2, storeURL: storeURL)
+        let mikes = try objects("Mike", in: container.viewContext)
+        XCTAssertEqual(mikes.count, 2)
+        XCTAssertTrue(mikes.allSatisfy { $0.value(forKey: "stamp") == nil }, "\(mikes.map { $0.value(forKey: "stamp") as Any })")
+    }
+
+    /// Generator case 101212, in a store without its model: Kilo gets a new many-to-many
+    /// `partner` while its sibling Mike has a to-one `partner` with values. Kilo's join table
+    /// was filled from Mike's column (then emptied by the fix-ups), and those rows were
+    /// counted as links the migration removes, so it was refused as dropping data.
+    func testANewRelationshipIsNotFilledFromASiblingsSameNamedColumn() throws {
+        func model(_ kilo: String, _ bravo: String) throws -> ManagedObjectModel {
+            try fileModel("""
+                <entity name="Alpha" representedClassName="Alpha">
+                    <attribute name="label" optional="YES" attributeType="String"/>
+                </entity>
+                <entity name="Kilo" representedClassName="Kilo" parentEntity="Alpha">
+                    \(kilo)
+                </entity>
+                <entity name="Mike" representedClassName="Mike" parentEntity="Alpha">
+                    <relationship name="partner" optional="YES" maxCount="1" deletionRule="Nullify" destinationEntity="Bravo" inverseName="partnerOfMike" inverseEntity="Bravo"/>
+                </entity>
+                <entity name="Bravo" representedClassName="Bravo">
+                    <attribute name="label" optional="YES" attributeType="String"/>
+                    <relationship name="partnerOfMike" optional="YES" toMany="YES" deletionRule="Nullify" destinationEntity="Mike" inverseName="partner" inverseEntity="Mike"/>
+                    \(bravo)
+                </entity>
+                """)
+        }
+        do {
+            let container = try PersistentContainer(name: "Test", model: try model("", ""), storeURL: storeURL)
+            let context = container.viewContext
+            let bravo = try context.insertNewObject(forEntityName: "Bravo")
+            for _ in 0..<2 {
+                _ = try context.insertNewObject(forEntityName: "Kilo")
+                let mike = try context.insertNewObject(forEntityName: "Mike")
+                try mike.setValue(bravo, forKey: "partner")
+            }
+            try context.save()
+            container.persistentStoreCoordinator.close()
+        }
+        try forgetRecordedModel(storeURL)
+        let v2 = try model(
+            #"<relationship name="partner" optional="YES" toMany="YES" deletionRule="Nullify" destinationEntity="Bravo" inverseName="partnerOfKilo" inverseEntity="Bravo"/>"#,
+            #"<relationship name="partnerOfKilo" optional="YES" toMany="YES" deletionRule="Nullify" destinationEntity="Kilo" inverseName="partner" inverseEntity="Kilo"/>"#)
+        let container = try PersistentContainer(name: "Test", model: v2, storeURL: storeURL)
+        let kilos = try objects("Kilo", in: container.viewContext)
+        XCTAssertEqual(kilos.map { ($0.value(forKey: "partner") as? Set<ManagedObject>)?.count }, [0, 0])
+        let mikes = try objects("Mike", in: container.viewContext)
+        XCTAssertTrue(mikes.allSatisfy { $0.value(forKey: "partner") != nil }, "Mike's links are kept")
+    }
 }

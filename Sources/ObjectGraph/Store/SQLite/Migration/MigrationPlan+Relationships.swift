@@ -71,10 +71,17 @@ extension MigrationPlan {
         if let inverse = relationship.inverseRelationship, let target = sourceEntity(of: destination) {
             let destinationTable = source.table(of: target)
             if let key = sourceColumn(for: inverse, of: target, family: destination) {
-                return "(SELECT min(d.Z_PK) FROM src.\(Self.quote(destinationTable)) d WHERE d.\(Self.quote(key)) = s.Z_PK) + \(shift)"
+                return "(SELECT min(d.Z_PK) FROM src.\(Self.quote(destinationTable)) d WHERE d.\(Self.quote(key)) = s.Z_PK AND d.Z_ENT IN (\(sourceNumbers(of: destination)))) + \(shift)"
             }
         }
         return "NULL"
+    }
+
+    /// The old entity numbers of `entity` and the entities below it, for SQL: only their
+    /// rows hold `entity`'s relationships (another entity's same-named column is not read).
+    private func sourceNumbers(of entity: EntityDescription) -> String {
+        let numbers = entity.selfAndDescendants.compactMap { sourceEntity(of: $0)?.number }
+        return numbers.isEmpty ? "NULL" : numbers.map(String.init).joined(separator: ", ")
     }
 
     // MARK: Join tables
@@ -99,10 +106,10 @@ extension MigrationPlan {
                 }
                 select = "SELECT j.\(Self.quote(old.ownColumn)) + \(ownerShift), j.\(Self.quote(old.destinationColumn)) + \(memberShift)\(extraValues.map { ", " + $0 }.joined()) FROM src.\(Self.quote(old.table)) j"
             } else if let from = sourceEntity(of: owner), let key = sourceColumn(for: primary, of: from, family: owner) {
-                select = "SELECT o.Z_PK + \(ownerShift), o.\(Self.quote(key)) + \(memberShift) FROM src.\(Self.quote(source.table(of: from))) o WHERE o.\(Self.quote(key)) IS NOT NULL"
+                select = "SELECT o.Z_PK + \(ownerShift), o.\(Self.quote(key)) + \(memberShift) FROM src.\(Self.quote(source.table(of: from))) o WHERE o.\(Self.quote(key)) IS NOT NULL AND o.Z_ENT IN (\(sourceNumbers(of: owner)))"
             } else if let inverse = primary.inverseRelationship, let from = sourceEntity(of: member),
                       let key = sourceColumn(for: inverse, of: from, family: member) {
-                select = "SELECT d.\(Self.quote(key)) + \(ownerShift), d.Z_PK + \(memberShift) FROM src.\(Self.quote(source.table(of: from))) d WHERE d.\(Self.quote(key)) IS NOT NULL"
+                select = "SELECT d.\(Self.quote(key)) + \(ownerShift), d.Z_PK + \(memberShift) FROM src.\(Self.quote(source.table(of: from))) d WHERE d.\(Self.quote(key)) IS NOT NULL AND d.Z_ENT IN (\(sourceNumbers(of: member)))"
             }
             guard let select else { continue }
             joinCopies.append("INSERT OR IGNORE INTO main.\(join.name) (\(([ownerColumn, memberColumn] + extraColumns).joined(separator: ", "))) \(select)")
