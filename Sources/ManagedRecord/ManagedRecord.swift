@@ -34,7 +34,9 @@ public enum ManagedRecord {
     ///   - mergePolicy: how commits resolve rows changed since they were read; by default
     ///     the committing context's changes win per property, as RHManagedObject does.
     ///   - options: `[.readOnly]` opens an existing store for reading only (commits throw
-    ///     ``StoreError`` `.readOnly`; see ``PersistentContainer/Options``).
+    ///     ``StoreError`` `.readOnly`); `[.allowsDroppingData]` lets a migration drop entities
+    ///     and properties the model no longer has, which otherwise throws ``MigrationError``
+    ///     `.wouldDropData` (see ``PersistentContainer/Options``).
     /// - Throws: ``ModelError`` for an invalid model, ``StoreError`` when the store cannot
     ///   be opened, `CocoaError` when the seed store cannot be copied.
     @discardableResult

@@ -41,6 +41,17 @@ func migrateChild(storeURL: URL) throws {
     container.persistentStoreCoordinator.close()
 }
 
+/// One of several processes opening a version 1 store with version 2 at once: each migrates
+/// it or waits for the one that does, then saves a note of its own.
+func migrateAndAdd(storeURL: URL, number: Int) throws {
+    let container = try PersistentContainer(name: "Notes", entities: [MigratingNoteV2.self], storeURL: storeURL)
+    let note = MigratingNoteV2(context: container.viewContext)
+    note.number = number
+    note.text = "added \(number)"
+    try container.viewContext.save()
+    container.persistentStoreCoordinator.close()
+}
+
 /// The parent: `kills` rounds of write, migrate in a child, kill, verify.
 func migrationTorture(kills: Int, folder: URL, seed: UInt64, rows: Int, maxDelayMilliseconds: Int) throws -> MigrationTortureTally {
     try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)

@@ -10,6 +10,9 @@
 //   CrashWorkload migrate-torture <kills> <folder> [seed] [rows] [max delay ms]
 //       the same for a lightweight migration: a child migrates a store, the parent kills
 //       it and checks the store is wholly one version and migrates with every row.
+//   CrashWorkload migrate-and-add <store> <number>
+//       opens a version 1 store with version 2 (migrating it, or waiting for another
+//       process's migration) and saves one more note numbered <number> (ConcurrentMigrationTests).
 //
 // Prints one line of counts and exits 0 when every check held; prints what broke and exits
 // 1 otherwise. CrashSafetyTests and .ci/run run a short torture; docs/reliability.md has
@@ -24,6 +27,7 @@ func usage() -> Never {
                CrashWorkload verify <store> <journal>
                CrashWorkload torture <kills> <folder> [seed] [max delay ms]
                CrashWorkload migrate-torture <kills> <folder> [seed] [rows] [max delay ms]
+               CrashWorkload migrate-and-add <store> <number>
 
         """.utf8))
     exit(2)
@@ -48,6 +52,10 @@ do {
         print("torture ok: kills=\(tally.kills) explicit=\(tally.killsByMode["explicit"] ?? 0) helpers=\(tally.killsByMode["helpers"] ?? 0) midSave=\(tally.killsMidSave) duringBatchDelete=\(tally.killsDuringBatchDelete) inFlightCommitted=\(tally.inFlightCommitted) savesReturned=\(tally.savesReturned) storesVerified=\(tally.verified) lost=0 halfApplied=0")
     case "migrate" where arguments.count == 2:
         try migrateChild(storeURL: URL(fileURLWithPath: arguments[1]))
+    case "migrate-and-add" where arguments.count == 3:
+        guard let number = Int(arguments[2]) else { usage() }
+        try migrateAndAdd(storeURL: URL(fileURLWithPath: arguments[1]), number: number)
+        print("migrate-and-add ok")
     case "migrate-torture" where arguments.count >= 3:
         guard let kills = Int(arguments[1]) else { usage() }
         let seed = arguments.count > 3 ? UInt64(arguments[3]) ?? 1 : 1

@@ -107,7 +107,8 @@ final class LightweightMigrationTests: StoreTestCase {
         try writeVersion1()
         let model = try ManagedObjectModel(entities: Self.v2)
         XCTAssertTrue(try PersistentStoreCoordinator.requiresMigration(model: model, storeURL: storeURL))
-        let container = try PersistentContainer(name: "Test", model: model, storeURL: storeURL)
+        // Crate's row and `obsolete`'s values are dropped on purpose.
+        let container = try PersistentContainer(name: "Test", model: model, storeURL: storeURL, options: [.allowsDroppingData])
         let items = try fetchAll(ShelfItemV2.self, in: container.viewContext, sortedBy: "title")
         XCTAssertEqual(items.map(\.title), ["one", "three", "two"])
         let byTitle = Dictionary(uniqueKeysWithValues: items.map { ($0.title, $0) })
@@ -155,8 +156,8 @@ final class LightweightMigrationTests: StoreTestCase {
 
     func testAManyToManyBecomesAToOneAndTextBecomesANumber() throws {
         try writeVersion1()
-        _ = try makeContainer(Self.v2)
-        _ = try makeContainer(Self.v3)
+        _ = try PersistentContainer(name: "Test", entities: Self.v2, storeURL: storeURL, options: [.allowsDroppingData])
+        _ = try PersistentContainer(name: "Test", entities: Self.v3, storeURL: storeURL, options: [.allowsDroppingData])
         let container = try makeContainer(Self.v3)
         let items = try fetchAll(ShelfItemV3.self, in: container.viewContext, sortedBy: "title")
         XCTAssertEqual(items.map { $0.location?.label }, ["A", nil, "B"])
@@ -179,7 +180,9 @@ final class LightweightMigrationTests: StoreTestCase {
             report.manager = manager
             try container.viewContext.save()
         }
-        let container = try makeContainer([Department.self, Employee.self, StandaloneManager.self])
+        // The manager's inherited employee values and its reports are dropped on purpose.
+        let container = try PersistentContainer(name: "Test", entities: [Department.self, Employee.self, StandaloneManager.self], storeURL: storeURL,
+                                                options: [.allowsDroppingData])
         let managers = try fetchAll(StandaloneManager.self, in: container.viewContext)
         XCTAssertEqual(managers.map(\.level), [2], "Manager is a root entity now, in its own table")
         XCTAssertEqual(try container.viewContext.count(for: FetchRequest<Employee>()), 1, "Employee no longer includes managers")
@@ -200,7 +203,7 @@ final class LightweightMigrationTests: StoreTestCase {
         }
         let reports = ProgressLog()
         _ = try PersistentContainer(name: "Test", model: ManagedObjectModel(entities: Self.v2), location: .file(storeURL),
-                                    migrationProgress: { reports.append($0) })
+                                    options: [.allowsDroppingData], migrationProgress: { reports.append($0) })
         let seen = reports.all
         XCTAssertEqual(seen.last, MigrationProgress(completedRows: 250, totalRows: 250, entity: nil))
         XCTAssertTrue(seen.dropLast().allSatisfy { $0.entity == "ShelfItem" && $0.totalRows == 250 }, "\(seen)")

@@ -38,7 +38,7 @@ final class MigrationFailureTests: StoreTestCase {
                                       open: (() throws -> Void)? = nil) throws -> MigrationError? {
         let before = storeBytes(storeURL)
         var caught: MigrationError?
-        XCTAssertThrowsError(try (open ?? { _ = try self.makeContainer(entities) })(), file: file, line: line) { error in
+        XCTAssertThrowsError(try (open ?? { _ = try self.makeDroppingContainer(entities) })(), file: file, line: line) { error in
             caught = error as? MigrationError
             XCTAssertEqual(caught?.code, code, "\(error)", file: file, line: line)
         }
@@ -73,11 +73,11 @@ final class MigrationFailureTests: StoreTestCase {
         try writeVersion1(extraItems: 3_000)
         let model = try ManagedObjectModel(entities: v2)
         let error = try assertMigrationFails(v2, code: .writeFailed, property: nil) {
-            _ = try self.openCoordinator(model, migrator: StoreMigrator(chunkSize: 500, maximumPageCount: 40))
+            _ = try self.openCoordinator(model, migrator: StoreMigrator(chunkSize: 500, allowsDroppingData: true, maximumPageCount: 40))
         }
         XCTAssertEqual(error?.underlying?.primaryCode, SQLITE_FULL, "\(String(describing: error))")
         XCTAssertTrue(error?.message.contains("full") == true)
-        XCTAssertNotNil(try makeContainer(v2), "with room, the same migration succeeds")
+        XCTAssertNotNil(try makeDroppingContainer(v2), "with room, the same migration succeeds")
         XCTAssertEqual(try makeContainer(v2).viewContext.count(for: FetchRequest<ShelfItemV2>()), 3_003)
     }
 
@@ -88,13 +88,13 @@ final class MigrationFailureTests: StoreTestCase {
         FaultInjector.failNth(.write, 25, persistent: true)
         let log = ProgressLog()
         let error = try assertMigrationFails(v2, code: .writeFailed, property: nil) {
-            _ = try self.openCoordinator(model, migrator: StoreMigrator(chunkSize: 200, progress: { log.append($0) }))
+            _ = try self.openCoordinator(model, migrator: StoreMigrator(chunkSize: 200, progress: { log.append($0) }, allowsDroppingData: true))
         }
         FaultInjector.disarm()
         XCTAssertGreaterThan(FaultInjector.failures, 0, "the injected failure happened")
         XCTAssertEqual(error?.underlying?.primaryCode, SQLITE_IOERR, "\(String(describing: error))")
         XCTAssertNil(log.all.last.map { $0.entity == nil }.flatMap { $0 ? true : nil }, "the migration never finished")
-        XCTAssertEqual(try makeContainer(v2).viewContext.count(for: FetchRequest<ShelfItemV2>()), 2_003)
+        XCTAssertEqual(try makeDroppingContainer(v2).viewContext.count(for: FetchRequest<ShelfItemV2>()), 2_003)
     }
 
     func testWithoutMigrationAStoreOfAnotherVersionIsRefusedUntouched() throws {
@@ -134,7 +134,7 @@ final class WriteAheadLogMigrationTests: StoreTestCase {
 
     func testRowsOnlyInTheLogAreMigratedAndTheOldLogIsGone() throws {
         let url = try storeWithRowsInTheLog("ok", code: "7")
-        let container = try makeContainer(LightweightMigrationTests.v2, url: url)
+        let container = try makeDroppingContainer(LightweightMigrationTests.v2, url: url)
         let items = try fetchAll(ShelfItemV2.self, in: container.viewContext, sortedBy: "title")
         XCTAssertEqual(items.map(\.title), ["in the file", "only in the log"])
         XCTAssertEqual(items.last?.code, 7)
@@ -147,7 +147,7 @@ final class WriteAheadLogMigrationTests: StoreTestCase {
     func testAFailedMigrationLeavesTheStoreAndItsLogByteEqual() throws {
         let url = try storeWithRowsInTheLog("failing", code: "not a number")
         let before = storeBytes(url)
-        XCTAssertThrowsError(try makeContainer(LightweightMigrationTests.v2, url: url)) { error in
+        XCTAssertThrowsError(try makeDroppingContainer(LightweightMigrationTests.v2, url: url)) { error in
             XCTAssertEqual((error as? MigrationError)?.code, .unconvertibleValue, "\(error)")
         }
         XCTAssertEqual(storeBytes(url), before)
@@ -186,7 +186,7 @@ final class HotJournalMigrationTests: StoreTestCase {
         XCTAssertGreaterThan(try FileManager.default.attributesOfItem(atPath: url.path + "-journal")[.size] as? Int ?? 0, 0, "a hot journal")
         let bytes = try XCTUnwrap(FileManager.default.contents(atPath: url.path))
         XCTAssertNotNil(bytes.range(of: Data("uncommitted".utf8)), "the file holds uncommitted pages the journal must undo")
-        let container = try makeContainer(LightweightMigrationTests.v2, url: url)
+        let container = try makeDroppingContainer(LightweightMigrationTests.v2, url: url)
         let items = try fetchAll(ShelfItemV2.self, in: container.viewContext)
         XCTAssertEqual(items.count, 2_000)
         XCTAssertTrue(items.allSatisfy { $0.title.hasPrefix("committed") }, "\(items.prefix(3).map(\.title))")

@@ -27,6 +27,13 @@ extension StoreTestCase {
         return try ManagedObjectModel(contentsOf: file)
     }
 
+    /// A container on `url` (this test's store by default) whose migration may drop what the
+    /// model no longer has: LightweightMigrationTests' version 2 drops `obsolete` and
+    /// `Crate` on purpose.
+    func makeDroppingContainer(_ entities: [ManagedObject.Type], url: URL? = nil) throws -> PersistentContainer {
+        try PersistentContainer(name: "Test", entities: entities, storeURL: url ?? storeURL, options: [.allowsDroppingData])
+    }
+
     /// A coordinator whose migration uses `migrator` (limits and hooks for tests).
     func openCoordinator(_ model: ManagedObjectModel, url: URL? = nil, migrator: StoreMigrator) throws -> PersistentStoreCoordinator {
         try PersistentStoreCoordinator(model: model, storeURL: url ?? storeURL, migrator: migrator)

@@ -37,7 +37,8 @@ final class ModelFileMigrationTests: StoreTestCase {
                 <attribute name="wheels" attributeType="Integer 16" defaultValueString="4" usesScalarValueType="YES"/>
             </entity>
             """)
-        let container = try PersistentContainer(name: "Cars", model: model, storeURL: storeURL)
+        // `nickname` is dropped on purpose.
+        let container = try PersistentContainer(name: "Cars", model: model, storeURL: storeURL, options: [.allowsDroppingData])
         let vehicles = try objects("Vehicle", in: container.viewContext, sortedBy: "numberPlate")
         XCTAssertEqual(try vehicles.map { try $0.checkedValue(forKey: "numberPlate") as? String }, ["AB-1", "CD-2"])
         XCTAssertEqual(try vehicles.map { try $0.checkedValue(forKey: "seats") as? Int64 }, [4, 2], "Integer 16 -> Integer 64")

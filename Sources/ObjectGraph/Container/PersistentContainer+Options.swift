@@ -20,5 +20,19 @@ extension PersistentContainer {
         /// The store must exist and fit the model as it is; a save or batch request that
         /// would write throws ``StoreError`` `.readOnly` before touching the file.
         public static let readOnly = Options(rawValue: 1 << 0)
+
+        /// Let a migration drop entities, attributes and relationships that the model no
+        /// longer has, with the values the store holds for them, as Core Data's inferred
+        /// mapping does. Without it, a migration that would drop data throws
+        /// ``MigrationError`` `.wouldDropData` listing what and how many rows, and changes
+        /// nothing: a model that left an entity out by mistake must not empty its table.
+        /// Not needed for a model file whose earlier version wrote the store (its versions
+        /// declare the removal), nor for entities and columns that hold no values.
+        ///
+        /// ```swift
+        /// // Version 2 removes Department on purpose.
+        /// let container = try PersistentContainer(name: "Company", model: v2, storeURL: url, options: [.allowsDroppingData])
+        /// ```
+        public static let allowsDroppingData = Options(rawValue: 1 << 1)
     }
 }

@@ -34,7 +34,7 @@ public final class PersistentContainer: Sendable {
 
     /// The container's name (the store's folder and file name by default).
     public let name: String
-    /// How the store was opened (``Options/readOnly``).
+    /// How the store was opened (``Options/readOnly``, ``Options/allowsDroppingData``).
     public let options: Options
     public let managedObjectModel: ManagedObjectModel
     public let persistentStoreCoordinator: PersistentStoreCoordinator
@@ -104,6 +104,7 @@ public final class PersistentContainer: Sendable {
             return
         }
         persistentStoreCoordinator = try PersistentStoreCoordinator(model: model, storeURL: url, readOnly: options.contains(.readOnly),
+                                                                    allowsDroppingData: options.contains(.allowsDroppingData),
                                                                     migrationProgress: migrationProgress)
         viewContext = ManagedObjectContext(coordinator: persistentStoreCoordinator, concurrencyType: MainQueue.isCurrent ? .mainQueue : .confined, name: "\(name).viewContext")
     }

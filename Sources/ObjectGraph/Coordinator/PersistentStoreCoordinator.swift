@@ -28,14 +28,16 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {  // mutable
     ///     Data's lightweight migration infers it (see docs/migration.md).
     ///   - readOnly: open the existing store for reading only; nothing is ever written, and
     ///     writes throw ``StoreError`` `.readOnly`.
+    ///   - allowsDroppingData: let a migration drop entities and properties the model no
+    ///     longer has, with their values (see ``PersistentContainer/Options/allowsDroppingData``).
     ///   - migrationProgress: called as a migration copies rows (see ``MigrationProgress``).
     /// - Throws: ``StoreError`` when the file is not a store, does not fit the model, or
-    ///   cannot be written; ``MigrationError`` when a migration cannot be inferred or fails
-    ///   (the store is then left byte for byte as it was). Never aborts.
+    ///   cannot be written; ``MigrationError`` when a migration cannot be inferred, would drop
+    ///   data, or fails (the store is then left byte for byte as it was). Never aborts.
     public convenience init(model: ManagedObjectModel, storeURL url: URL?, migrate: Bool = true, readOnly: Bool = false,
-                            migrationProgress: MigrationProgressHandler? = nil) throws {
+                            allowsDroppingData: Bool = false, migrationProgress: MigrationProgressHandler? = nil) throws {
         try self.init(model: model, storeURL: url, migrate: migrate, readOnly: readOnly,
-                      migrator: StoreMigrator(progress: migrationProgress))
+                      migrator: StoreMigrator(progress: migrationProgress, allowsDroppingData: allowsDroppingData))
     }
 
     /// Opens the store with `migrator` doing any migration (tests set its limits).

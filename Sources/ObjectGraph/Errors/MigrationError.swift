@@ -28,6 +28,15 @@ public struct MigrationError: Error, CustomStringConvertible, Sendable {
         public static let unconvertibleValue = Code(name: "unconvertibleValue")
         /// Writing the migrated store failed (a full disk, an I/O error, the store in use).
         public static let writeFailed = Code(name: "writeFailed")
+        /// The model lacks entities, attributes or relationships that hold data in the store,
+        /// so migrating would drop that data (``MigrationError/droppedData`` lists it). Give
+        /// the model what it lacks, migrate with the model file's versions (an earlier
+        /// version that matches the store declares the removal), or open the store with
+        /// ``PersistentContainer/Options/allowsDroppingData`` when dropping is meant.
+        public static let wouldDropData = Code(name: "wouldDropData")
+        /// Another process (or thread) kept the store locked for its own migration longer
+        /// than this one waits.
+        public static let locked = Code(name: "locked")
         public var description: String { name }
     }
 
@@ -43,16 +52,19 @@ public struct MigrationError: Error, CustomStringConvertible, Sendable {
     public let message: String
     /// The SQLite error behind it, if any.
     public let underlying: SQLiteError?
+    /// For ``Code/wouldDropData``: what the migration would drop, and how many rows hold it.
+    public let droppedData: [DroppedData]
 
     /// An error of `code` about migrating the store at `url`.
     public init(_ code: Code, url: URL, entity: String? = nil, property: String? = nil, _ message: String,
-                underlying: SQLiteError? = nil) {
+                underlying: SQLiteError? = nil, droppedData: [DroppedData] = []) {
         self.code = code
         self.url = url
         self.entity = entity
         self.property = property
         self.message = message
         self.underlying = underlying
+        self.droppedData = droppedData
     }
 
     public var description: String {

@@ -20,7 +20,7 @@ extension MigrationPlan {
     }
 
     /// `Z_<digits><NAME>` split into the number and the name, or nil.
-    private static func splitNumbered(_ name: String) -> (number: Int64, name: String)? {
+    static func splitNumbered(_ name: String) -> (number: Int64, name: String)? {
         guard name.hasPrefix("Z_"), !name.hasPrefix("Z_FOK_") else { return nil }
         let rest = name.dropFirst(2)
         let digits = rest.prefix { $0.isNumber }
@@ -51,25 +51,37 @@ extension MigrationPlan {
         return nil
     }
 
-    /// The SQL giving a to-one's new foreign key from an old row `s`: its old column, else
-    /// the first destination of what was a to-many (join table, or the inverse's foreign key).
-    func toOneExpression(_ relationship: RelationshipDescription, sourceTable: String) -> String {
+    /// The SQL giving a to-one's new foreign key from an old row `s` of the old entity
+    /// `from`: its old column, else the first destination of what was a to-many (join table,
+    /// or the inverse's foreign key) when `from` had it.
+    func toOneExpression(_ relationship: RelationshipDescription, from: SourceSchema.Entity) -> String {
         let destination = relationship.destinationEntity!
         let shift = offset(of: destination)
-        let column = layout.mappings[relationship.entity.index].columnBySlot[relationship.slot]
-        if let old = sourceColumn(for: relationship, column: column, in: sourceTable) {
+        if let old = sourceColumn(for: relationship, of: from) {
             return "s.\(Self.quote(old)) + \(shift)"
         }
+        // A join table or an inverse's foreign key holds keys of the old rows of the
+        // relationship's entity; rows that came from another table (an entity that moved
+        // into the hierarchy) had no such relationship, and their keys would match others'.
+        guard sourceEntity(of: relationship.entity).map({ source.family(of: $0).contains(from.number) }) ?? true else { return "NULL" }
         if let join = sourceJoin(for: relationship) {
+            reads.tables.insert(join.table)
             return "(SELECT min(j.\(Self.quote(join.destinationColumn))) FROM src.\(Self.quote(join.table)) j WHERE j.\(Self.quote(join.ownColumn)) = s.Z_PK) + \(shift)"
         }
-        if let inverse = relationship.inverseRelationship, let from = sourceEntity(of: destination) {
-            let destinationTable = source.table(of: from)
-            if let key = sourceColumn(for: inverse, column: nil, in: destinationTable) {
-                return "(SELECT min(d.Z_PK) FROM src.\(Self.quote(destinationTable)) d WHERE d.\(Self.quote(key)) = s.Z_PK) + \(shift)"
+        if let inverse = relationship.inverseRelationship, let target = sourceEntity(of: destination) {
+            let destinationTable = source.table(of: target)
+            if let key = sourceColumn(for: inverse, of: target, family: destination) {
+                return "(SELECT min(d.Z_PK) FROM src.\(Self.quote(destinationTable)) d WHERE d.\(Self.quote(key)) = s.Z_PK AND d.Z_ENT IN (\(sourceNumbers(of: destination)))) + \(shift)"
             }
         }
         return "NULL"
+    }
+
+    /// The old entity numbers of `entity` and the entities below it, for SQL: only their
+    /// rows hold `entity`'s relationships (another entity's same-named column is not read).
+    private func sourceNumbers(of entity: EntityDescription) -> String {
+        let numbers = entity.selfAndDescendants.compactMap { sourceEntity(of: $0)?.number }
+        return numbers.isEmpty ? "NULL" : numbers.map(String.init).joined(separator: ", ")
     }
 
     // MARK: Join tables
@@ -86,26 +98,29 @@ extension MigrationPlan {
             var extraColumns: [String] = []
             var extraValues: [String] = []
             if let old = sourceJoin(for: primary) {
+                reads.tables.insert(old.table)
                 for order in orderColumns {
                     guard let sourceOrder = sourceOrderColumn(for: order, in: old.table) else { continue }
                     extraColumns.append(order)
                     extraValues.append("j.\(Self.quote(sourceOrder))")
                 }
                 select = "SELECT j.\(Self.quote(old.ownColumn)) + \(ownerShift), j.\(Self.quote(old.destinationColumn)) + \(memberShift)\(extraValues.map { ", " + $0 }.joined()) FROM src.\(Self.quote(old.table)) j"
-            } else if let from = sourceEntity(of: owner), let key = sourceColumn(for: primary, column: nil, in: source.table(of: from)) {
-                select = "SELECT o.Z_PK + \(ownerShift), o.\(Self.quote(key)) + \(memberShift) FROM src.\(Self.quote(source.table(of: from))) o WHERE o.\(Self.quote(key)) IS NOT NULL"
+            } else if let from = sourceEntity(of: owner), let key = sourceColumn(for: primary, of: from, family: owner) {
+                select = "SELECT o.Z_PK + \(ownerShift), o.\(Self.quote(key)) + \(memberShift) FROM src.\(Self.quote(source.table(of: from))) o WHERE o.\(Self.quote(key)) IS NOT NULL AND o.Z_ENT IN (\(sourceNumbers(of: owner)))"
             } else if let inverse = primary.inverseRelationship, let from = sourceEntity(of: member),
-                      let key = sourceColumn(for: inverse, column: nil, in: source.table(of: from)) {
-                select = "SELECT d.\(Self.quote(key)) + \(ownerShift), d.Z_PK + \(memberShift) FROM src.\(Self.quote(source.table(of: from))) d WHERE d.\(Self.quote(key)) IS NOT NULL"
+                      let key = sourceColumn(for: inverse, of: from, family: member) {
+                select = "SELECT d.\(Self.quote(key)) + \(ownerShift), d.Z_PK + \(memberShift) FROM src.\(Self.quote(source.table(of: from))) d WHERE d.\(Self.quote(key)) IS NOT NULL AND d.Z_ENT IN (\(sourceNumbers(of: member)))"
             }
             guard let select else { continue }
             joinCopies.append("INSERT OR IGNORE INTO main.\(join.name) (\(([ownerColumn, memberColumn] + extraColumns).joined(separator: ", "))) \(select)")
             let ownerMapping = layout.mappings[owner.index]
             let memberMapping = layout.mappings[member.index]
-            fixUps.append("""
-                DELETE FROM main.\(join.name) WHERE \(ownerColumn) NOT IN (SELECT Z_PK FROM main.\(ownerMapping.table.name) WHERE Z_ENT IN (\(ownerMapping.familyNumbers.map(String.init).joined(separator: ", ")))) \
+            let lost = """
+                FROM main.\(join.name) WHERE \(ownerColumn) NOT IN (SELECT Z_PK FROM main.\(ownerMapping.table.name) WHERE Z_ENT IN (\(ownerMapping.familyNumbers.map(String.init).joined(separator: ", ")))) \
                 OR \(memberColumn) NOT IN (SELECT Z_PK FROM main.\(memberMapping.table.name) WHERE Z_ENT IN (\(memberMapping.familyNumbers.map(String.init).joined(separator: ", "))))
-                """)
+                """
+            fixUps.append("DELETE " + lost)
+            lossChecks.append(LossCheck(entity: owner.name, property: primary.name, sql: "SELECT count(*) " + lost))
         }
     }
 
@@ -138,6 +153,7 @@ extension MigrationPlan {
 
     /// To-ones pointing at rows that were not kept become nil (as deleting them would make
     /// them), and the entity column beside a to-one is filled from its destination's row.
+    /// Each fix-up that removes links has a ``LossCheck`` counting them first.
     mutating func planFixUps() {
         for entity in layout.model.entities {
             let mapping = layout.mappings[entity.index]
@@ -147,7 +163,9 @@ extension MigrationPlan {
                 let family = mapping.familyNumbers.map(String.init).joined(separator: ", ")
                 let destinationFamily = destination.familyNumbers.map(String.init).joined(separator: ", ")
                 let table = mapping.table.name
-                fixUps.append("UPDATE main.\(table) SET \(column) = NULL WHERE Z_ENT IN (\(family)) AND \(column) IS NOT NULL AND \(column) NOT IN (SELECT Z_PK FROM main.\(destination.table.name) WHERE Z_ENT IN (\(destinationFamily)))")
+                let lost = "WHERE Z_ENT IN (\(family)) AND \(column) IS NOT NULL AND \(column) NOT IN (SELECT Z_PK FROM main.\(destination.table.name) WHERE Z_ENT IN (\(destinationFamily)))"
+                fixUps.append("UPDATE main.\(table) SET \(column) = NULL " + lost)
+                lossChecks.append(LossCheck(entity: entity.name, property: relationship.name, sql: "SELECT count(*) FROM main.\(table) " + lost))
                 if let entityColumn = mapping.entityColumnBySlot[relationship.slot] {
                     fixUps.append("UPDATE main.\(table) SET \(entityColumn) = (SELECT d.Z_ENT FROM main.\(destination.table.name) d WHERE d.Z_PK = main.\(table).\(column)) WHERE Z_ENT IN (\(family))")
                 }

@@ -37,12 +37,16 @@ struct MigrationPlan {
     var joinCopies: [String] = []
     /// Run after every copy.
     var fixUps: [String] = []
+    /// Counts, on the new file before the fix-ups run, the links they would remove.
+    var lossChecks: [LossCheck] = []
     /// Added to the keys of a source table's rows in a target table, by "source>target".
     private var offsets: [String: Int64] = [:]
     /// The source entity of each target entity, by entity index.
-    private let sources: [SourceSchema.Entity?]
+    let sources: [SourceSchema.Entity?]
     /// The largest key of each source table, by quoted-free name.
     private var sourceMaxKeys: [String: Int64] = [:]
+    /// What the plan's statements read of the old store (to tell what it would drop).
+    let reads = SourceReads()
 
     var totalRows: Int { copies.reduce(0) { $0 + $1.rowCount } }
 
@@ -58,6 +62,9 @@ struct MigrationPlan {
         }
         try planJoinTables()
         planFixUps()
+        if let failure = source.usage.failure {
+            throw MigrationError(.writeFailed, url: url, "the store cannot be read to plan its migration", underlying: failure)
+        }
     }
 
     // MARK: Keys
@@ -113,14 +120,20 @@ struct MigrationPlan {
 
     // MARK: Entities
 
-    /// The old column for `property` in `table`: its new name's column, else its renaming
-    /// identifier's, else the column the new layout gives it.
-    func sourceColumn(for property: PropertyDescription, column: String?, in table: String) -> String? {
+    /// The old column holding `property` in the rows of the old entity `from` (found by its
+    /// renaming identifier, else its name; see ``SourceSchema/column(of:in:)``). It is
+    /// recorded as read for `from`'s rows, or, for a statement that reads the rows of a
+    /// whole family (relationship storage), for the old entities of `family` and every
+    /// entity below it: the rows that are kept.
+    func sourceColumn(for property: PropertyDescription, of from: SourceSchema.Entity, family: EntityDescription? = nil) -> String? {
         var names: [String] = []
-        if let old = property.fileDetails.renamingIdentifier { names.append("Z" + old.uppercased()) }
-        names.append("Z" + property.name.uppercased())
-        if let column { names.append(column) }
-        return names.first { source.columnType($0, in: table) != nil }
+        if let old = property.fileDetails.renamingIdentifier { names.append(old) }
+        names.append(property.name)
+        guard let column = source.column(of: names, in: from) else { return nil }
+        let table = source.table(of: from)
+        let readers = family.map { $0.selfAndDescendants.compactMap { sourceEntity(of: $0)?.number } } ?? [from.number]
+        for number in readers { reads.columns.insert(SourceReads.key(number, table, column)) }
+        return column
     }
 
     private mutating func entityCopy(_ entity: EntityDescription, from: SourceSchema.Entity, connection: SQLiteConnection) throws -> EntityCopy {
@@ -133,15 +146,15 @@ struct MigrationPlan {
             guard let column = mapping.columnBySlot[slot] else { continue }
             columns.append(column)
             if let attribute = entity.attributeAtSlot[slot] {
-                expressions.append(try attributeExpression(attribute, entity: entity, column: column, sourceTable: sourceTable,
-                                                           arguments: &arguments))
+                expressions.append(try attributeExpression(attribute, entity: entity, from: from, arguments: &arguments))
             } else if let relationship = entity.relationshipAtSlot[slot] {
-                expressions.append(toOneExpression(relationship, sourceTable: sourceTable))
+                expressions.append(toOneExpression(relationship, from: from))
             }
         }
         // Order columns of ordered one-to-many relationships, where the store has them.
         for (column, _) in mapping.table.columns where column.hasPrefix("Z_FOK_") && !columns.contains(column) {
             guard source.columnType(column, in: sourceTable) != nil else { continue }
+            reads.columns.insert(SourceReads.key(from.number, sourceTable, column))
             columns.append(column)
             expressions.append("s.\(Self.quote(column))")
         }
@@ -158,31 +171,47 @@ struct MigrationPlan {
                           rowCount: count, minKey: low, maxKey: high)
     }
 
-    /// The SQL giving `attribute`'s new value from an old row `s`: the old column converted,
-    /// or its default; a required attribute without a default stops at a missing value.
-    private func attributeExpression(_ attribute: AttributeDescription, entity: EntityDescription, column: String,
-                                     sourceTable: String, arguments: inout [SQLiteValue]) throws -> String {
+    /// The SQL giving `attribute`'s new value from an old row `s` of the old entity `from`:
+    /// the old column converted, or the default for an attribute the old rows do not have. As
+    /// in Core Data, a default never replaces a nil the old row holds unless the attribute is
+    /// now required; a required attribute without a default stops at a missing value.
+    private func attributeExpression(_ attribute: AttributeDescription, entity: EntityDescription, from: SourceSchema.Entity,
+                                     arguments: inout [SQLiteValue]) throws -> String {
+        let sourceTable = source.table(of: from)
         let defaultValue = attribute.defaultValue.map { $0().storedValue } ?? .null
-        let hasDefault = defaultValue != .null
         var expression = "NULL"
         var converted = false
-        if let old = sourceColumn(for: attribute, column: column, in: sourceTable), let declared = source.columnType(old, in: sourceTable) {
-            guard MigrationValueConverter.isInferable(from: declared, to: attribute.attributeType) else {
+        var hasColumn = false
+        if let old = sourceColumn(for: attribute, of: from), let declared = source.columnType(old, in: sourceTable) {
+            hasColumn = true
+            if MigrationValueConverter.isInferable(from: declared, to: attribute.attributeType) {
+                expression = "s.\(Self.quote(old))"
+                converted = !MigrationValueConverter.copiesUnchanged(from: declared, to: attribute.attributeType)
+            } else if !isGuessedAndEmpty(old, of: from) {
                 throw MigrationError(.notInferable, url: url, entity: entity.name, property: attribute.name,
                                      "the store holds it as \(declared.isEmpty ? "an untyped column" : declared) (column \(old)) and the model makes it \(attribute.attributeType.rawValue), a type change Core Data's lightweight migration does not infer; keep the old type, or add a new attribute and copy the values yourself")
             }
-            expression = "s.\(Self.quote(old))"
-            converted = !MigrationValueConverter.copiesUnchanged(from: declared, to: attribute.attributeType)
         }
-        if hasDefault {
+        if defaultValue != .null && (!hasColumn || !attribute.isOptional) {
             arguments.append(defaultValue)
-            expression = "COALESCE(\(converted ? wrap(expression, attribute, entity, required: false) : expression), ?\(arguments.count + 3))"
+            expression = hasColumn ? "COALESCE(\(converted ? wrap(expression, attribute, entity, required: false) : expression), ?\(arguments.count + 3))"
+                                   : "?\(arguments.count + 3)"
         } else if !attribute.isOptional {
             expression = wrap(expression, attribute, entity, required: true)
         } else if converted {
             expression = wrap(expression, attribute, entity, required: false)
         }
         return expression
+    }
+
+    /// Whether `column` was chosen without the store's model (a store of Apple's Core Data)
+    /// and holds no value in `from`'s rows: it may be another entity's column of the same
+    /// name, so a type it cannot convert from does not stop the migration (its values are
+    /// all nil, and stay nil).
+    private func isGuessedAndEmpty(_ column: String, of from: SourceSchema.Entity) -> Bool {
+        guard source.recordedLayout == nil else { return false }
+        let family = source.family(of: from)
+        return source.usage.valueCount(column: column, table: source.table(of: from)) { family.contains($0) } == 0
     }
 
     private func wrap(_ expression: String, _ attribute: AttributeDescription, _ entity: EntityDescription, required: Bool) -> String {

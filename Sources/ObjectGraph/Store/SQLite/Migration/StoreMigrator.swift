@@ -15,11 +15,22 @@ import Foundation
 ///    are removed. Any failure before the rename deletes the new file and leaves the store
 ///    byte for byte as it was.
 ///
-/// The store must not be open in another connection or process while it migrates.
+/// Migrations of one store never overlap: each takes ``MigrationLock`` first (a process or
+/// thread that finds it taken waits, then finds the store migrated and opens it). Data the
+/// model has no place for is never dropped by accident: unless `allowsDroppingData` is set
+/// or the model file's versions declare the change, such a migration throws
+/// ``MigrationError/Code/wouldDropData`` before anything is written.
+///
+/// No other connection or process may use the store while it migrates.
 struct StoreMigrator {
     /// Rows per `INSERT ... SELECT` range (by key).
     var chunkSize: Int64 = 10_000
     var progress: MigrationProgressHandler?
+    /// Drop entities and properties the model no longer has, with their values
+    /// (``PersistentContainer/Options/allowsDroppingData``).
+    var allowsDroppingData = false
+    /// How long to wait for another migration of the store to finish.
+    var lockTimeout: TimeInterval = 600
     /// For tests: the largest number of pages the new file may grow to (`PRAGMA
     /// max_page_count`), to simulate a full disk.
     var maximumPageCount: Int?
@@ -30,11 +41,18 @@ struct StoreMigrator {
     func migrateIfNeeded(url: URL, model: ManagedObjectModel) throws -> Bool {
         guard let size = try? FileManager.default.attributesOfItem(atPath: url.path)[.size] as? Int, size > 0 else { return false }
         try StoreAccess.check(url, readOnly: false)
-        Self.removeCopiesOfKilledMigrations(of: url)
         // Reading a WAL store creates its -wal and -shm when they are missing; a failed
         // migration removes the ones it created, so the folder is as it was.
         let companions = ["-wal", "-shm"].filter { !FileManager.default.fileExists(atPath: url.path + $0) }
         do {
+            // Another migration in the folder holds the lock: wait only when this store needs one.
+            var lock = MigrationLock.take(for: url)
+            if lock == nil {
+                guard Self.mayNeedMigration(url: url, model: model) else { return false }
+                lock = try MigrationLock.wait(for: url, timeout: lockTimeout)
+            }
+            defer { lock?.release() }
+            Self.removeCopiesOfKilledMigrations(of: url)
             return try planAndMigrate(url: url, model: model)
         } catch {
             for suffix in companions { try? FileManager.default.removeItem(atPath: url.path + suffix) }
@@ -49,6 +67,7 @@ struct StoreMigrator {
         defer { reader.close() }
         let plan: MigrationPlan
         let steps: [ManagedObjectModel]
+        var refusesDropping = false
         do {
             guard try reader.tableExists("Z_METADATA"), try reader.tableExists("Z_PRIMARYKEY") else { return false }
             let metadata = try SQLiteStore.readMetadata(writer: reader, url: url)
@@ -56,12 +75,31 @@ struct StoreMigrator {
             steps = Self.steps(to: model, from: metadata.versionHashes)
             try SQLiteStore.refuseAnotherModel(storedEntities: Set(metadata.versionHashes.keys), model: steps[0], url: url)
             plan = try MigrationPlan(source: SourceSchema(connection: reader, metadata: metadata), model: steps[0], connection: reader, url: url)
+            let declared = model.earlierVersions.contains { $0.matchesStoreVersionHashes(metadata.versionHashes) }
+            refusesDropping = !allowsDroppingData && !declared
+            if refusesDropping { try Self.refuseDropping(plan.droppedData(), url: url) }
         } catch let error as SQLiteError {
             throw MigrationError(.writeFailed, url: url, "the store cannot be read to plan its migration", underlying: error)
         }
         reader.close()
-        try migrate(url: url, steps: steps, firstPlan: plan)
+        try migrate(url: url, steps: steps, firstPlan: plan, refusingDrops: refusesDropping)
         return true
+    }
+
+    /// Throws ``MigrationError/Code/wouldDropData`` when `dropped` lists anything.
+    private static func refuseDropping(_ dropped: [MigrationError.DroppedData], url: URL) throws {
+        guard !dropped.isEmpty else { return }
+        throw MigrationError(.wouldDropData, url: url, "the model has no place for data the store holds, so migrating to it would drop \(dropped.map(\.description).joined(separator: "; ")). If the model is incomplete (an entity or property left out, or renamed without a renaming identifier), open the store with the full model; if dropping the data is meant, open it with options: [.allowsDroppingData]", droppedData: dropped)
+    }
+
+    /// Whether the store at `url` may need migrating to `model`: false only when its metadata
+    /// can be read and says it fits (a store that cannot be read is left to the full check).
+    private static func mayNeedMigration(url: URL, model: ManagedObjectModel) -> Bool {
+        guard let reader = try? StoreAccess.openReadOnly(url).connection else { return true }
+        defer { reader.close() }
+        guard (try? reader.tableExists("Z_METADATA")) == true,
+              let metadata = try? SQLiteStore.readMetadata(writer: reader, url: url) else { return true }
+        return !model.matchesStoreVersionHashes(metadata.versionHashes)
     }
 
     /// A `-journal` left by a crash (a rollback-journal store) holds the pages of a
@@ -81,8 +119,8 @@ struct StoreMigrator {
 
     /// Removes the copies (and their journals) that a migration of `url` killed before it
     /// finished left in the store's folder: the store itself was never touched by them, and
-    /// each is about as large as the store. (No other migration of the store can be running:
-    /// see the type's documentation.)
+    /// each is about as large as the store. Called under ``MigrationLock``, so no other
+    /// migration of the store is running.
     static func removeCopiesOfKilledMigrations(of url: URL) {
         let folder = url.deletingLastPathComponent()
         let prefix = ".\(url.lastPathComponent).migrating-"
@@ -100,7 +138,9 @@ struct StoreMigrator {
         return Array(model.earlierVersions[(written + 1)...]) + [model]
     }
 
-    private func migrate(url: URL, steps: [ManagedObjectModel], firstPlan: MigrationPlan) throws {
+    /// With `refusingDrops`, the first step throws ``MigrationError/Code/wouldDropData``
+    /// before its fix-ups would remove links (see ``MigrationPlan/lostLinks(on:)``).
+    private func migrate(url: URL, steps: [ManagedObjectModel], firstPlan: MigrationPlan, refusingDrops: Bool) throws {
         let folder = url.deletingLastPathComponent()
         var temporaries: [URL] = []
         func removeTemporaries() {
@@ -115,7 +155,7 @@ struct StoreMigrator {
                 if index > 0 { plan = try Self.plan(from: current, to: model, reportingAs: url) }
                 let temporary = folder.appendingPathComponent(".\(url.lastPathComponent).migrating-\(UUID().uuidString)")  // see removeCopiesOfKilledMigrations
                 temporaries.append(temporary)
-                try copy(plan: plan, model: model, from: current, into: temporary)
+                try copy(plan: plan, model: model, from: current, into: temporary, reportingAs: url, refusingDrops: refusingDrops && index == 0)
                 current = temporary
             }
         } catch let error as SQLiteError {
@@ -151,7 +191,8 @@ struct StoreMigrator {
     }
 
     /// Writes the migrated store into `temporary`, in one transaction.
-    private func copy(plan: MigrationPlan, model: ManagedObjectModel, from url: URL, into temporary: URL) throws {
+    private func copy(plan: MigrationPlan, model: ManagedObjectModel, from url: URL, into temporary: URL, reportingAs store: URL,
+                      refusingDrops: Bool) throws {
         let connection = try SQLiteConnection(path: temporary.path)
         defer { connection.close() }
         plan.converter.register(on: connection)
@@ -172,6 +213,7 @@ struct StoreMigrator {
                 }
             }
             for statement in plan.joinCopies { try connection.execute(statement) }
+            if refusingDrops { try Self.refuseDropping(plan.lostLinks(on: connection), url: store) }
             for statement in plan.fixUps { try connection.execute(statement) }
             for row in layout.primaryKeyRows() {
                 let table = layout.entitiesByNumber[row.number].map { layout.mappings[$0.index].table.name }
