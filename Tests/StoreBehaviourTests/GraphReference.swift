@@ -166,13 +166,11 @@ struct GraphContextModel {
 
     /// `employee.department = department`, and both inverses.
     mutating func setDepartment(_ employee: String, _ department: String?) {
-        guard let old = objects[employee]?.current.department, old == department else {
-            let old = objects[employee]?.current.department
-            modify(employee) { $0.department = department }
-            if let old { modify(old) { $0.employees.remove(employee) } }
-            if let department { modify(department) { $0.employees.insert(employee) } }
-            return
-        }
+        let old = objects[employee]?.current.department
+        guard old != department else { return }
+        modify(employee) { $0.department = department }
+        if let old { modify(old) { $0.employees.remove(employee) } }
+        if let department { modify(department) { $0.employees.insert(employee) } }
     }
 
     /// `tag.project = project`, and both inverses (appended at the end of the new project's tags).
@@ -184,8 +182,11 @@ struct GraphContextModel {
         if let project { modify(project) { if !$0.tags.contains(tag) { $0.tags.append(tag) } } }
     }
 
-    /// Adds or removes the pair on both sides.
-    mutating func setMember(_ project: String, _ employee: String, _ member: Bool) {
+    /// Adds or removes the pair through one side; the other side follows only when the
+    /// changed side changed (a side that already shows the change changes nothing).
+    mutating func setMember(_ project: String, _ employee: String, _ member: Bool, fromProject: Bool) {
+        let shown = fromProject ? objects[project]?.current.members.contains(employee) : objects[employee]?.current.projects.contains(project)
+        guard shown != member else { return }
         if member {
             modify(project) { $0.members.insert(employee) }
             modify(employee) { $0.projects.insert(project) }
@@ -234,6 +235,30 @@ struct GraphContextModel {
             }
         case .tag:
             if let project = values.project { modify(project) { $0.tags.removeAll { $0 == key } } }
+        }
+    }
+
+    // MARK: Undo
+
+    /// Records the step that changed the context from `before` as one undo group.
+    mutating func recordUndoGroup(before: [String: GraphObject]) {
+        var group: [String: GraphObject?] = [:]
+        for key in Set(before.keys).union(objects.keys) where before[key] != objects[key] { group[key] = before[key] }
+        if !group.isEmpty { undoGroups.append(group) }
+    }
+
+    /// `undo()`: the last group's objects return to their values before it (an undone insert
+    /// leaves the context). An object stays changed (Core Data keeps it among the updated
+    /// objects, and a merge leaves it alone).
+    mutating func undo() {
+        guard let group = undoGroups.popLast() else { return }
+        for (key, old) in group {
+            guard var restored = old else {
+                objects[key] = nil
+                continue
+            }
+            restored.isDirty = restored.isDirty || (objects[key]?.isDirty ?? false)
+            objects[key] = restored
         }
     }
 
