@@ -48,4 +48,35 @@ struct ObjectGraphFindingsTests {
         #expect(!context.hasChanges, "nothing changed")
         #expect(!apollo.isUpdated && people.allSatisfy { !$0.isUpdated }, "no object is taken for changed")
     }
+
+    @Test("An object whose change was undone takes other contexts' saves again", arguments: StoreKind.allCases)
+    func undoneChangeDoesNotBlockMerges(_ kind: StoreKind) throws {
+        let store = try kind.newStore()
+        let container = try store.container()
+        let a = container.viewContext
+        let (sales, research) = (Department(context: a), Department(context: a))
+        (sales.name, research.name) = ("Sales", "Research")
+        let ann = Employee(context: a)
+        ann.firstName = "Ann"
+        ann.department = sales
+        try a.save()
+
+        let b = container.newBackgroundContext()
+        let annID = ann.objectID
+        try b.performAndWait {
+            b.undoStack = UndoStack()
+            let theirAnn = try #require(try b.existingObject(with: annID) as? Employee)
+            theirAnn.age = 99
+            b.processPendingChanges()
+            b.undo()
+            #expect(!b.hasChanges, "the change was undone")
+            try b.save()
+        }
+        ann.department = research
+        try a.save()
+        try b.performAndWait {
+            let theirAnn = try #require(try b.existingObject(with: annID) as? Employee)
+            #expect(theirAnn.department?.name == "Research", "B shows A's save")
+        }
+    }
 }

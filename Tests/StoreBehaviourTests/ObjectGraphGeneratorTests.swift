@@ -30,6 +30,9 @@ struct ObjectGraphGeneratorTests {
         var sequences = 20
         var steps = 30
         var seed: UInt64 = 2_311
+        /// Stop starting sequences after this many seconds per store (`GRAPH_GENERATOR_SECONDS`;
+        /// none by default), for long runs bounded by time.
+        var seconds: Double? = nil
         /// The stores to run on (`GRAPH_GENERATOR_STORES=sqlite,postgres`, both by default).
         var stores = Set(StoreKind.allCases.map(\.rawValue))
 
@@ -39,6 +42,7 @@ struct ObjectGraphGeneratorTests {
             if let value = environment["GRAPH_GENERATOR_SEQUENCES"].flatMap(Int.init) { budget.sequences = value }
             if let value = environment["GRAPH_GENERATOR_STEPS"].flatMap(Int.init) { budget.steps = value }
             if let value = environment["GRAPH_GENERATOR_SEED"].flatMap(UInt64.init) { budget.seed = value }
+            if let value = environment["GRAPH_GENERATOR_SECONDS"].flatMap(Double.init) { budget.seconds = value }
             if let value = environment["GRAPH_GENERATOR_STORES"] { budget.stores = Set(value.split(separator: ",").map(String.init)) }
             return budget
         }
@@ -92,7 +96,10 @@ struct ObjectGraphGeneratorTests {
         let started = clock.now
         var executed = 0
         var effective: [String: Int] = [:]
+        var sequences = 0
         for index in 0..<budget.sequences {
+            if let seconds = budget.seconds, clock.now - started > .seconds(seconds) { break }
+            sequences += 1
             let seed = budget.seed &+ UInt64(index)
             let steps = GraphStep.sequence(seed: seed, steps: budget.steps)
             let result = try Self.check(steps, on: kind)
@@ -110,6 +117,6 @@ struct ObjectGraphGeneratorTests {
                 """)
             return
         }
-        print("object graph generator, \(kind): \(budget.sequences) sequences of \(budget.steps) steps from seed \(budget.seed): \(executed) steps executed in \(clock.now - started); steps that changed something: \(effective.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))")
+        print("object graph generator, \(kind): \(sequences) sequences of \(budget.steps) steps from seed \(budget.seed): \(executed) steps executed in \(clock.now - started); steps that changed something: \(effective.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))")
     }
 }

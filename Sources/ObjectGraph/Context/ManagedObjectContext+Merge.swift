@@ -49,7 +49,8 @@ extension ManagedObjectContext {
                     merged.changedKeys[id] = set.changes.changedKeys[id]
                     continue
                 }
-                guard !object.isUpdated, !object.isDeleted, version > object.version else { continue }
+                // Unsaved changes keep it as it is (an undone change is none: it takes the save).
+                guard !(object.isUpdated && !object.changedSlots().isEmpty), !object.isDeleted, version > object.version else { continue }
                 object.values = values
                 object.snapshot = values
                 object.version = version
