@@ -9,10 +9,18 @@ public struct ContextChanges: Sendable, CustomStringConvertible {
     public var deleted: Set<ObjectID> = []
     /// For updated objects, the names of the properties that changed.
     public var changedKeys: [ObjectID: Set<String>] = [:]
+    /// Whether any object may have changed without being listed (Core Data's
+    /// `NSInvalidatedAllObjectsKey`): more was saved elsewhere than the context kept waiting
+    /// for its next access (``ManagedObjectContext/mergeInboxCapacity``), or a server store's
+    /// listener missed commits. Registered objects without unsaved changes were turned into
+    /// faults; what an observer shows should be read again.
+    public var invalidatedAll = false
 
-    public var isEmpty: Bool { inserted.isEmpty && updated.isEmpty && deleted.isEmpty }
+    public var isEmpty: Bool { inserted.isEmpty && updated.isEmpty && deleted.isEmpty && !invalidatedAll }
 
-    public var description: String { "inserted \(inserted.count), updated \(updated.count), deleted \(deleted.count)" }
+    public var description: String {
+        "inserted \(inserted.count), updated \(updated.count), deleted \(deleted.count)" + (invalidatedAll ? ", all invalidated" : "")
+    }
 }
 
 /// The events a context announces to its observers.

@@ -1,4 +1,5 @@
 import Foundation
+import OrderedCollections
 
 // Merging other contexts' saves, refreshing, rolling back and resetting.
 extension ManagedObjectContext {
@@ -11,10 +12,16 @@ extension ManagedObjectContext {
     /// deleted ones become deleted and leave the context. Objects with unsaved changes keep
     /// them; their save then meets the new version and the merge policy decides. An entity
     /// deletion (a batch delete without a predicate) costs one pass over the registered objects.
+    ///
+    /// Observers hear every updated ID, also of objects this context holds no loaded copy of
+    /// (not registered, or a fault): fetched results judge those against the store, since
+    /// such an object may have started to match. After an overflow they hear
+    /// ``ContextChanges/invalidatedAll``: nothing can be listed, everything may have changed.
     func drainInbox() {
         let (sets, overflowed) = inbox.take()
         var merged = ContextChanges()
         if overflowed {
+            merged.invalidatedAll = true
             // Too much was saved elsewhere to keep: every registered object without unsaved
             // changes turns into a fault and reloads (or turns out deleted) on next touch.
             for reference in registered.objects {
@@ -36,8 +43,14 @@ extension ManagedObjectContext {
                 merged.deleted.insert(id)
             }
             for (id, values, version) in set.updated {
-                guard let object = registered[id]?.takeUnretainedValue(),
-                      !object.isFault, !object.isUpdated, !object.isDeleted, version > object.version else { continue }
+                guard let object = registered[id]?.takeUnretainedValue(), !object.isFault else {
+                    // Nothing loaded here to update; the row changed all the same.
+                    merged.updated.insert(id)
+                    merged.changedKeys[id] = set.changes.changedKeys[id]
+                    continue
+                }
+                // Unsaved changes keep it as it is (an undone change is none: it takes the save).
+                guard !(object.isUpdated && !object.changedSlots().isEmpty), !object.isDeleted, version > object.version else { continue }
                 object.values = values
                 object.snapshot = values
                 object.version = version
@@ -94,12 +107,38 @@ extension ManagedObjectContext {
             return
         }
         let local = object.values
+        let before = object.snapshot
         let changed = object.changedSlots()
         object.state.insert(.fault)
         fulfillFault(object)
         guard object.context === self else { return }
-        for slot in changed { object.values[slot] = local[slot] }
+        for slot in changed {
+            guard let relationship = object.entity.relationshipAtSlot[slot], relationship.isToMany,
+                  case .objects(let mine) = local[slot] else {
+                object.values[slot] = local[slot]
+                continue
+            }
+            // A to-many's change is what was added and removed: re-applied to the members the
+            // store holds now, which become the snapshot, so the save writes exactly the change.
+            reapplyToManyChange(object, relationship, was: before.isEmpty ? [] : before[slot].objectIDs ?? [], now: mine)
+        }
         for slot in object.values.indices where object.entity.properties[slot].isTransient { object.values[slot] = local[slot] }
+    }
+
+    /// Sets the to-many `relationship` of `object` (just refreshed) to the members the store
+    /// holds, with the change from `was` to `now` applied: this context's additions appended
+    /// (in `now`'s order), its removals taken out. An ordered relationship keeps this
+    /// context's order for the members it kept, followed by those added elsewhere.
+    private func reapplyToManyChange(_ object: ManagedObject, _ relationship: RelationshipDescription,
+                                     was: OrderedSet<ObjectID>, now: OrderedSet<ObjectID>) {
+        let slot = relationship.slot
+        if case .unloaded = object.values[slot] { _ = loadToMany(object, relationship) }
+        let stored = object.values[slot].objectIDs ?? []
+        if !object.snapshot.isEmpty { object.snapshot[slot] = .objects(stored) }
+        var merged = OrderedSet<ObjectID>()
+        for id in now where stored.contains(id) || !was.contains(id) { merged.append(id) }
+        for id in stored where !was.contains(id) && !now.contains(id) { merged.append(id) }
+        object.values[slot] = .objects(merged)
     }
 
     /// Discards every unsaved change: inserted objects leave the context, changed and

@@ -79,6 +79,8 @@ extension ManagedObjectContext {
             case .delete(let object, let wasInserted):
                 object.state.remove(.deleted)
                 deletedSet.remove(object)
+                // Changes made before the delete are unsaved changes again.
+                if !wasInserted && object.state.contains(.updated) { updatedSet.insert(object) }
                 if wasInserted {
                     object.context = self
                     object.state.insert(.inserted)

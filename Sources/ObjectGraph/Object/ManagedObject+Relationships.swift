@@ -81,6 +81,9 @@ extension ManagedObject {
         let old = relatedIDs(relationship, in: context)
         let new = OrderedSet(objects.lazy.map(\.objectID))
         guard old != new else { return }
+        // An unordered to-many given the same members in another order (a `Set` rebuilt by an
+        // insert of a member it has) is not a change: nothing to mark, save or undo.
+        if !relationship.isOrdered && old.count == new.count && new.allSatisfy(old.contains) { return }
         writeRelationship(relationship, new)
         guard let inverse = relationship.inverseRelationship else { return }
         for id in old where !new.contains(id) {

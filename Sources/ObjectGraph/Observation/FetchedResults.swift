@@ -143,9 +143,16 @@ public final class FetchedResults<Result: ManagedObject> {
     private func update(for changes: ContextChanges) {
         let root = plan.entity.root
         let relevant = changes.inserted.union(changes.updated).union(changes.deleted).filter { $0.entity.root === root }
-        if evaluatesInMemory && relevant.isEmpty { return }
+        if evaluatesInMemory && relevant.isEmpty && !changes.invalidatedAll { return }
         let old = diffSections()
         let oldIdentities = Set(objects.lazy.map(ObjectIdentifier.init))
+        if changes.invalidatedAll {
+            // Nothing was listed: the store says what matches now.
+            guard refetch() else { return }
+            let diff = FetchedResultsDiff(from: old, to: diffSections(), updated: oldIdentities)
+            if !diff.isEmpty { notify(.changes(diff)) }
+            return
+        }
         if relevant.count > reloadThreshold {
             guard refetch() else { return }
             notify(.reload)
@@ -276,6 +283,7 @@ extension ContextChanges {
         result.updated.formUnion(later.updated)
         result.deleted.formUnion(later.deleted)
         result.changedKeys.merge(later.changedKeys) { $0.union($1) }
+        result.invalidatedAll = invalidatedAll || later.invalidatedAll
         return result
     }
 }
