@@ -89,7 +89,7 @@ extension MigrationPlan {
     /// The name of the property whose column `column` is, from the model the store records.
     private func recordedName(ofColumn column: String, in entity: SourceSchema.Entity) -> String? {
         guard let layout = source.recordedLayout,
-              let recorded = layout.model.entities.first(where: { $0.name == entity.name }) else { return nil }
+              let recorded = layout.model.entitiesByName[entity.modelName] else { return nil }
         let mapping = layout.mappings[recorded.index]
         return recorded.properties.first { mapping.columnBySlot[$0.slot]?.uppercased() == column.uppercased() }?.name
     }
@@ -97,7 +97,7 @@ extension MigrationPlan {
     /// The name of `entity`'s relationship whose uppercased name is `name`, from the model the
     /// store records.
     private func recordedName(ofRelationship name: String, in entity: SourceSchema.Entity) -> String? {
-        guard let recorded = source.recordedLayout?.model.entities.first(where: { $0.name == entity.name }) else { return nil }
+        guard let recorded = source.recordedLayout?.model.entitiesByName[entity.modelName] else { return nil }
         return recorded.relationships.first { $0.name.uppercased() == name }?.name
     }
 }

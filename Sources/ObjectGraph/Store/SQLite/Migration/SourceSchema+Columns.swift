@@ -15,7 +15,7 @@ extension SourceSchema {
     func column(of names: [String], in entity: Entity) -> String? {
         let table = table(of: entity)
         if let layout = recordedLayout {
-            guard let recorded = layout.model.entities.first(where: { $0.name == entity.name }) else { return nil }
+            guard let recorded = layout.model.entitiesByName[entity.modelName] else { return nil }
             for name in names {
                 guard let property = recorded.property(named: name) else { continue }
                 return layout.mappings[recorded.index].columnBySlot[property.slot]

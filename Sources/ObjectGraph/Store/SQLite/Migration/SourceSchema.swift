@@ -8,14 +8,22 @@ import Foundation
 struct SourceSchema {
     struct Entity {
         let number: Int64
+        /// The name `Z_PRIMARYKEY` gives it (`Z_NAME`).
         let name: String
         let parent: Int64
         let maxKey: Int64
+        /// Its name in the model that wrote the store (the name its version hash is under),
+        /// when that differs from ``name``: Core Data keeps an entity's old name in
+        /// `Z_PRIMARYKEY` after renaming it by renaming identifier. Else ``name``.
+        var modelName: String
     }
 
     let metadata: StoreMetadata
     let entitiesByNumber: [Int64: Entity]
+    /// By ``Entity/name`` (`Z_NAME`).
     let entitiesByName: [String: Entity]
+    /// By ``Entity/modelName``.
+    let entitiesByModelName: [String: Entity]
     /// Declared column types (uppercased), by column name (uppercased), by table name.
     let columns: [String: [String: String]]
     /// The layout of the model the store records in its metadata, in the store's numbering,
@@ -23,18 +31,41 @@ struct SourceSchema {
     /// it says exactly which column holds which entity's property. Nil for a store of Apple's
     /// Core Data, whose compiled model cannot be read here.
     let recordedLayout: StoreLayout?
+    /// Whether the tables are named after ``Entity/modelName`` first (the model that wrote
+    /// the store is known) rather than after `Z_NAME`.
+    private let tablesFollowModelNames: Bool
     /// Which columns hold values in which entity's rows, read when first needed.
     let usage: ColumnUsage
 
-    init(connection: SQLiteConnection, metadata: StoreMetadata) throws {
+    /// Reads the store `connection` opens. `model` is the model it migrates to, and
+    /// `writtenWith` the model that wrote it when known (an earlier version of `model`):
+    /// they tell, as opening the store does (``StoredNumbering``), which `Z_PRIMARYKEY` row
+    /// is which entity when the rows keep names the entities no longer have.
+    init(connection: SQLiteConnection, metadata: StoreMetadata, model: ManagedObjectModel, writtenWith: ManagedObjectModel? = nil) throws {
         self.metadata = metadata
-        var byNumber: [Int64: Entity] = [:]
+        var rows: [StoredEntity] = []
+        var maxKeys: [Int64: Int64] = [:]
         try connection.query("SELECT Z_ENT, Z_NAME, Z_SUPER, Z_MAX FROM Z_PRIMARYKEY") { row in
-            let entity = Entity(number: row.int64(0), name: row.text(1), parent: row.int64(2), maxKey: row.int64(3))
-            byNumber[entity.number] = entity
+            rows.append(StoredEntity(number: row.int64(0), name: row.text(1), parent: row.int64(2)))
+            maxKeys[row.int64(0)] = row.int64(3)
+        }
+        let recorded = Self.recordedModel(metadata: metadata)
+        // The model that wrote the store numbers its rows exactly; without it, the model
+        // migrated to matches them by name and renaming identifier, and by its numbering too
+        // when it names the very entities the version hashes name.
+        let writer = recorded ?? writtenWith.flatMap { $0.matchesStoreVersionHashes(metadata.versionHashes) ? $0 : nil }
+        let namesTheStoredEntities = Set(model.entities.map(\.name)) == Set(metadata.versionHashes.keys)
+        let numbering = StoredNumbering(model: writer ?? model, rows: rows, writtenWithModel: writer != nil || namesTheStoredEntities)
+        let modelNames = Dictionary(numbering.numbers.map { ($0.value, $0.key) }, uniquingKeysWith: { first, _ in first })
+        var byNumber: [Int64: Entity] = [:]
+        for row in rows {
+            byNumber[row.number] = Entity(number: row.number, name: row.name, parent: row.parent, maxKey: maxKeys[row.number] ?? 0,
+                                          modelName: modelNames[row.number] ?? row.name)
         }
         entitiesByNumber = byNumber
         entitiesByName = Dictionary(byNumber.values.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+        entitiesByModelName = Dictionary(byNumber.values.map { ($0.modelName, $0) }, uniquingKeysWith: { first, _ in first })
+        tablesFollowModelNames = writer != nil || namesTheStoredEntities
         var tables: [String] = []
         try connection.query("SELECT name FROM sqlite_master WHERE type = 'table'") { tables.append($0.text(0)) }
         var columns: [String: [String: String]] = [:]
@@ -46,26 +77,23 @@ struct SourceSchema {
             columns[table.uppercased()] = types
         }
         self.columns = columns
-        recordedLayout = Self.recordedLayout(metadata: metadata, numbers: byNumber)
+        recordedLayout = recorded.flatMap { model in
+            // Every entity of the recorded model numbered, or the layout would misplace columns.
+            numbering.missing.isEmpty ? StoreLayout(model: model, numbers: numbering.numbers) : nil
+        }
         usage = ColumnUsage(connection: connection)
     }
 
-    /// The layout of the model recorded in `metadata`, numbered as the store numbers its
-    /// entities; nil when there is none, it cannot be read, or it did not write the store.
-    private static func recordedLayout(metadata: StoreMetadata, numbers: [Int64: Entity]) -> StoreLayout? {
+    /// The model recorded in `metadata` when it wrote the store (its version hashes are the
+    /// store's); nil when there is none or it cannot be read.
+    private static func recordedModel(metadata: StoreMetadata) -> ManagedObjectModel? {
         guard let xml = metadata.modelContentsXML else { return nil }
         let file = URL(fileURLWithPath: "/recorded-model")
         guard let root = try? ModelFileElement.parse(Data(xml.utf8), file: file),
               let parsed = try? ModelFileReader(file: file).specifications(of: root),
               let model = try? ManagedObjectModel(specifications: parsed.entities, versionIdentifiers: []),
               model.matchesStoreVersionHashes(metadata.versionHashes) else { return nil }
-        let byName = Dictionary(numbers.values.map { ($0.name, $0.number) }, uniquingKeysWith: { first, _ in first })
-        var storeNumbers: [String: Int64] = [:]
-        for entity in model.entities {
-            guard let number = byName[entity.name] else { return nil }
-            storeNumbers[entity.name] = number
-        }
-        return StoreLayout(model: model, numbers: storeNumbers)
+        return model
     }
 
     /// `entity` and every entity below it in the store.
@@ -103,17 +131,27 @@ struct SourceSchema {
         return current
     }
 
-    /// The table holding `entity`'s rows: `Z` + its root's uppercased name.
-    func table(of entity: Entity) -> String { "Z" + root(of: entity).name.uppercased() }
+    /// The table holding `entity`'s rows: `Z` + its root's uppercased name, the name in the
+    /// model that wrote the store (Core Data names a renamed entity's table after its new
+    /// name) or the `Z_PRIMARYKEY` one, whichever the store has; when the writing model is
+    /// not known, the `Z_PRIMARYKEY` name first.
+    func table(of entity: Entity) -> String {
+        let root = root(of: entity)
+        let names = tablesFollowModelNames ? [root.modelName, root.name] : [root.name, root.modelName]
+        let tables = names.map { "Z" + $0.uppercased() }
+        return tables.first { columns[$0] != nil } ?? tables[0]
+    }
 
     /// The declared type of `column` in `table`, or nil when the table has no such column.
     func columnType(_ column: String, in table: String) -> String? {
         columns[table.uppercased()]?[column.uppercased()]
     }
 
-    /// The store's entity for a model entity: by name, else by its renaming identifier.
+    /// The store's entity for a model entity: by name (as the model that wrote the store
+    /// names it), else by its renaming identifier (that name, else the `Z_PRIMARYKEY` one).
     func entity(for target: EntityDescription) -> Entity? {
-        if let entity = entitiesByName[target.name] { return entity }
-        return target.fileDetails.renamingIdentifier.flatMap { entitiesByName[$0] }
+        if let entity = entitiesByModelName[target.name] { return entity }
+        guard let identifier = target.fileDetails.renamingIdentifier else { return nil }
+        return entitiesByModelName[identifier] ?? entitiesByName[identifier]
     }
 }

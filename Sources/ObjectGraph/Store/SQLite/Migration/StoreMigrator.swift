@@ -74,7 +74,9 @@ struct StoreMigrator {
             guard !model.matchesStoreVersionHashes(metadata.versionHashes) else { return false }
             steps = Self.steps(to: model, from: metadata.versionHashes)
             try SQLiteStore.refuseAnotherModel(storedEntities: Set(metadata.versionHashes.keys), model: steps[0], url: url)
-            plan = try MigrationPlan(source: SourceSchema(connection: reader, metadata: metadata), model: steps[0], connection: reader, url: url)
+            let writer = model.earlierVersions.last { $0.matchesStoreVersionHashes(metadata.versionHashes) }
+            plan = try MigrationPlan(source: SourceSchema(connection: reader, metadata: metadata, model: steps[0], writtenWith: writer),
+                                     model: steps[0], connection: reader, url: url)
             let declared = model.earlierVersions.contains { $0.matchesStoreVersionHashes(metadata.versionHashes) }
             refusesDropping = !allowsDroppingData && !declared
             if refusesDropping { try Self.refuseDropping(plan.droppedData(), url: url) }
@@ -187,7 +189,7 @@ struct StoreMigrator {
         let reader = try SQLiteConnection(path: file.path, readOnly: true, create: false)
         defer { reader.close() }
         let metadata = try SQLiteStore.readMetadata(writer: reader, url: url)
-        return try MigrationPlan(source: SourceSchema(connection: reader, metadata: metadata), model: model, connection: reader, url: url)
+        return try MigrationPlan(source: SourceSchema(connection: reader, metadata: metadata, model: model), model: model, connection: reader, url: url)
     }
 
     /// Writes the migrated store into `temporary`, in one transaction.
