@@ -31,3 +31,19 @@ final class JSONFarDateTests: JSONTestCase {
         XCTAssertEqual(back, seconds)
     }
 }
+
+extension JSONFarDateTests {
+    /// A number of seconds past any calendar day (1e300) is refused by the import with the
+    /// record and key named, instead of being stored and stopping the next export.
+    func testADateBeyondAnyCalendarDayIsRefusedByTheImport() throws {
+        let json = Data(#"[{"code": "beyond", "stamp": 1e300}]"#.utf8)
+        var options = JSONImportOptions()
+        options.dateNumbers = .secondsSince1970
+        XCTAssertThrowsError(try Specimen.importJSON(json, relatedBy: "code", options: options)) { error in
+            XCTAssertTrue("\(error)".contains("stamp"), "\(error)")
+            XCTAssertTrue("\(error)".contains("2.5e13 years"), "\(error)")
+        }
+        XCTAssertEqual(try Specimen.count(), 0, "nothing was imported")
+        XCTAssertNoThrow(try Specimen.exportJSON())
+    }
+}

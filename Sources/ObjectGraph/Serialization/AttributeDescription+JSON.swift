@@ -69,6 +69,10 @@ extension AttributeDescription {
             guard let date = Self.date(value, dateNumbers) else {
                 throw JSONValueProblem(expected: "an ISO 8601 date (\"2024-05-01T09:30:00Z\") or seconds or milliseconds since 1970")
             }
+            // A date the export could not write back (no calendar day that far) is no date.
+            guard abs(date.timeIntervalSince1970) < ISO8601Date.maximumSeconds else {
+                throw JSONValueProblem(expected: "a date within about 2.5e13 years of 1970 (this one is \(date.timeIntervalSince1970) seconds away)")
+            }
             return .double(date.timeIntervalSinceReferenceDate)
         case .binary:
             if let data = value as? Data { return .blob(data) }

@@ -87,6 +87,11 @@ public enum ISO8601Date {
     ///
     /// Whole seconds and milliseconds are taken apart in floating point first: a date of
     /// 1e20 seconds has no count of milliseconds in an Int64.
+    /// The farthest a date may be from 1970, in seconds, for ``format(_:)`` to name its day:
+    /// a Date's seconds have 53 bits, and past 2^53 days (about 2.5e13 years) there is no
+    /// calendar day to name. The import refuses dates beyond it.
+    static let maximumSeconds = 9.0e15 * 86_400
+
     public static func format(_ date: Date) -> String {
         let interval = date.timeIntervalSince1970
         precondition(interval.isFinite, "ManagedRecord: a Date holds \(interval) seconds, which is no date (a bug in the code that made it)")
@@ -94,8 +99,7 @@ public enum ISO8601Date {
         var milliseconds = Int64(((interval - wholeSeconds) * 1000).rounded())
         if milliseconds == 1000 { wholeSeconds += 1; milliseconds = 0 }
         let dayCount = (wholeSeconds / 86_400).rounded(.down)
-        // A Date's seconds have 53 bits: past 2^53 days (about 2.5e13 years) there is no calendar day to name.
-        precondition(abs(dayCount) < 9.0e15, "ManagedRecord: a Date of \(interval) seconds since 1970 is beyond any calendar year ISO 8601 can write")
+        precondition(abs(interval) < maximumSeconds, "ManagedRecord: a Date of \(interval) seconds since 1970 is beyond any calendar year ISO 8601 can write")
         let days = Int64(dayCount)
         let second = Int64(wholeSeconds - dayCount * 86_400)
         let (year, month, day) = civil(fromDays: days)

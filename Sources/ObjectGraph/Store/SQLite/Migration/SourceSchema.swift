@@ -87,12 +87,7 @@ struct SourceSchema {
     /// The model recorded in `metadata` when it wrote the store (its version hashes are the
     /// store's); nil when there is none or it cannot be read.
     private static func recordedModel(metadata: StoreMetadata) -> ManagedObjectModel? {
-        guard let xml = metadata.modelContentsXML else { return nil }
-        let file = URL(fileURLWithPath: "/recorded-model")
-        guard let root = try? ModelFileElement.parse(Data(xml.utf8), file: file),
-              let parsed = try? ModelFileReader(file: file).specifications(of: root),
-              let model = try? ManagedObjectModel(specifications: parsed.entities, versionIdentifiers: []),
-              model.matchesStoreVersionHashes(metadata.versionHashes) else { return nil }
+        guard let model = metadata.writtenModel, model.matchesStoreVersionHashes(metadata.versionHashes) else { return nil }
         return model
     }
 
