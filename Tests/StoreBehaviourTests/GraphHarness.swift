@@ -392,7 +392,7 @@ final class GraphHarness {
     private func compareContexts() throws {
         for actor in 0..<3 {
             models[actor].load(from: reference)
-            let (seen, expected) = withoutUndefinedOrder(try read(actor), models[actor].visible)
+            let (seen, expected) = (try read(actor), models[actor].visible)
             if seen != expected {
                 throw fail("context \(GraphStep.contextNames[actor]) shows\n\(Self.difference(seen, expected))")
             }
@@ -409,22 +409,8 @@ final class GraphHarness {
             try Self.fetchAll(context) { key, object in everything[key] = object }
             return everything.mapValues(Self.values)
         }
-        let (seenNormalized, expected) = withoutUndefinedOrder(seen, reference.everything)
-        if seenNormalized != expected { throw fail("the store \(when) holds\n\(Self.difference(seenNormalized, expected))") }
-    }
-
-    /// Both sides with the tags of projects whose stored order is not defined (see
-    /// `GraphStore.projectsWithOrderTies`) in key order: their members still count.
-    private func withoutUndefinedOrder(_ seen: [String: GraphValues], _ expected: [String: GraphValues])
-        -> ([String: GraphValues], [String: GraphValues]) {
-        let ties = reference.projectsWithOrderTies
-        guard !ties.isEmpty else { return (seen, expected) }
-        func sorted(_ values: [String: GraphValues]) -> [String: GraphValues] {
-            var values = values
-            for key in ties where values[key] != nil { values[key]!.tags.sort { GraphStore.number($0) < GraphStore.number($1) } }
-            return values
-        }
-        return (sorted(seen), sorted(expected))
+        let expected = reference.everything
+        if seen != expected { throw fail("the store \(when) holds\n\(Self.difference(seen, expected))") }
     }
 
     /// What context `actor` shows: a fetch of every entity, plus the objects it still has

@@ -95,17 +95,6 @@ struct GraphStore: Equatable {
 
     static func number(_ key: String) -> Int { Int(key.dropFirst()) ?? 0 }
 
-    /// Projects two of whose tags hold the same order position: two contexts appended to the
-    /// ordered relationship concurrently, and each wrote only its own positions (a known
-    /// defect, see ObjectGraphFindingsTests), so their order is not defined.
-    var projectsWithOrderTies: Set<String> {
-        var positions: [String: [Int]] = [:]
-        for (key, row) in rows where GraphEntity.of(key) == .tag {
-            if let project = row.project { positions[project, default: []].append(tagOrder[key] ?? 0) }
-        }
-        return Set(positions.filter { Set($0.value).count < $0.value.count }.keys)
-    }
-
     /// Every object with all its values.
     var everything: [String: GraphValues] {
         var result: [String: GraphValues] = [:]
@@ -435,7 +424,11 @@ extension GraphContextModel {
             for project in now.projects.subtracting(old.projects) { store.pairs.insert(.init(project: project, employee: key)) }
             for project in old.projects.subtracting(now.projects) { store.pairs.remove(.init(project: project, employee: key)) }
             if now.tags != old.tags {
-                for (position, tag) in now.tags.enumerated() { store.tagOrder[tag] = position + 1 }
+                // The context's list, then the tags the store holds for the project that this
+                // context never knew of (another context appended them since), in stored order.
+                let known = Set(now.tags).union(old.tags)
+                let others = (store.values(key)?.tags ?? []).filter { !known.contains($0) }
+                for (position, tag) in (now.tags + others).enumerated() { store.tagOrder[tag] = position + 1 }
             }
         }
         // Deletes.

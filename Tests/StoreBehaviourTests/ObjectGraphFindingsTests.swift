@@ -79,4 +79,43 @@ struct ObjectGraphFindingsTests {
             #expect(theirAnn.department?.name == "Research", "B shows A's save")
         }
     }
+
+    @Test("Two contexts appending to one ordered to-many give every member a position of its own", arguments: StoreKind.allCases)
+    func concurrentAppendsKeepADefinedOrder(_ kind: StoreKind) throws {
+        let store = try kind.newStore()
+        let a = try store.container().viewContext
+        a.mergePolicy = .mergeByPropertyObjectTrump
+        let apollo = Project(context: a)
+        apollo.title = "Apollo"
+        for label in ["t1", "t2"] {
+            let tag = Tag(context: a)
+            tag.label = label
+            apollo.tags.append(tag)
+        }
+        try a.save()
+
+        // B, of another container, read the project before A's next save and merges nothing.
+        let b = try store.container().viewContext
+        b.automaticallyMergesChanges = false
+        b.mergePolicy = .mergeByPropertyObjectTrump
+        let theirs = try #require(try b.existingObject(with: apollo.objectID) as? Project)
+        #expect(theirs.tags.map(\.label) == ["t1", "t2"])
+
+        let t3 = Tag(context: a)
+        t3.label = "t3"
+        apollo.tags.append(t3)
+        try a.save()
+        let t4 = Tag(context: b)
+        t4.label = "t4"
+        theirs.tags.append(t4)
+        try b.save()
+
+        // Every member keeps a position of its own: B's list in B's order, then the member
+        // only the store knew of (A's t3), after it — read the same way by every reader.
+        for _ in 0..<2 {
+            let reader = try store.container().viewContext
+            let project = try #require(try reader.existingObject(with: apollo.objectID) as? Project)
+            #expect(project.tags.map(\.label) == ["t1", "t2", "t4", "t3"])
+        }
+    }
 }

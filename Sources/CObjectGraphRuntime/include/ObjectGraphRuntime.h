@@ -42,4 +42,14 @@ static inline uintptr_t og_main_thread_token(void) { return og_main_thread_token
 /// Whether a class is being described on this thread.
 static inline bool og_is_recording(void) { return og_thread_state_current.recording != 0; }
 
+/// The Swift runtime's `swift_tryRetain`: adds a strong reference to a live object and
+/// returns it, or returns NULL (adding none) when the object's last strong reference is
+/// already gone and its deinitializer runs or is about to. The identity map uses it to hand
+/// out registered objects that another thread may be releasing at that moment (see
+/// docs/unsafe-code.md, section 4). `object` must point to an object whose memory is valid.
+extern void *_Nullable swift_tryRetain(void *_Nonnull object);
+
+/// Whether a strong reference to `object` could be added (see `swift_tryRetain`).
+static inline bool og_try_retain(void *_Nonnull object) { return swift_tryRetain(object) != (void *)0; }
+
 #endif

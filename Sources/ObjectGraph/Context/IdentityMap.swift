@@ -1,3 +1,9 @@
+import CObjectGraphRuntime
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// A context's identity map: object ID → the registered object, held without a reference.
 ///
 /// Every fetched row, every relationship read and every object's deallocation goes through
@@ -12,7 +18,14 @@
 /// Temporary IDs (negative keys) page the same way. A context that registers scattered keys
 /// (one in every hundred rows, say) pays up to a page (128 bytes) per object.
 ///
-/// Not thread-safe: it belongs to one context and is used on that context's thread.
+/// **Threads.** The map belongs to one context and is changed on that context's thread, with
+/// one exception: an object's last reference may be let go on any thread, and the object's
+/// deallocation then removes its entry there. So every operation holds the map's lock (an
+/// uncontended spin lock: one atomic exchange and one store), lookups hand out objects with a
+/// strong reference taken by `swift_tryRetain` (which refuses an object already
+/// deallocating: its entry is then as good as gone), and a context that detaches all its
+/// objects waits for the deallocations under way on other threads to finish with it
+/// (docs/unsafe-code.md, section 4).
 final class IdentityMap {
     private static let pageBits: Int64 = 4
     private static let pageSize = 1 << pageBits
@@ -28,7 +41,10 @@ final class IdentityMap {
         var occupied: Int
     }
 
-    // Exclusivity is not checked at run time: the map is used on one thread, one call at a time.
+    /// Held by every operation (see **Threads** above).
+    private let lockWord = Atomic<Bool>(false)
+
+    // Exclusivity is not checked at run time: every access holds `lockWord`.
     @exclusivity(unchecked) private var entries: UnsafeMutablePointer<Entry>
     @exclusivity(unchecked) private var capacity: Int
     /// 64 − log2(capacity): the shift that turns a 64-bit product into an index.
@@ -38,7 +54,7 @@ final class IdentityMap {
     /// or loses an entry, and both reset it.
     @exclusivity(unchecked) private var lastIndex = -1
     /// The number of registered objects.
-    @exclusivity(unchecked) private(set) var count = 0
+    @exclusivity(unchecked) private var storedCount = 0
 
     init() {
         capacity = 16
@@ -90,19 +106,45 @@ final class IdentityMap {
         }
     }
 
-    /// The object registered for `id`; setting nil removes it.
-    subscript(id: ObjectID) -> Unmanaged<ManagedObject>? {
-        @inline(__always) get {
-            let (pageKey, root, store, offset) = Self.parts(id)
-            let (index, found) = find(pageKey, root, store)
-            guard found, let object = entries[index].page.unsafelyUnwrapped[offset] else { return nil }
-            return Unmanaged.fromOpaque(object)
+    @inline(__always)
+    private func lock() {
+        while lockWord.exchange(true, ordering: .acquiring) {
+            // Held by a deallocation on another thread, for a few instructions.
+            sched_yield()
         }
-        set {
-            guard let newValue else {
-                removeValue(forKey: id)
-                return
+    }
+
+    @inline(__always)
+    private func unlock() { lockWord.store(false, ordering: .releasing) }
+
+    @inline(__always)
+    private func withLock<T>(_ body: () -> T) -> T {
+        lock()
+        defer { unlock() }
+        return body()
+    }
+
+    /// The number of registered objects.
+    var count: Int { withLock { storedCount } }
+
+    /// The live object registered for `id` (retained), or nil — also when the registered
+    /// object is deallocating on another thread at this moment.
+    subscript(id: ObjectID) -> ManagedObject? {
+        @inline(__always) get {
+            let retained: UnsafeMutableRawPointer? = withLock {
+                let (pageKey, root, store, offset) = Self.parts(id)
+                let (index, found) = find(pageKey, root, store)
+                guard found, let object = entries[index].page.unsafelyUnwrapped[offset], og_try_retain(object) else { return nil }
+                return object
             }
+            return retained.map { Unmanaged<ManagedObject>.fromOpaque($0).takeRetainedValue() }
+        }
+    }
+
+    /// Registers `object` for `id`, in place of any object registered for it before.
+    func set(_ object: ManagedObject, for id: ObjectID) {
+        let pointer = Unmanaged.passUnretained(object).toOpaque()
+        withLock {
             let (pageKey, root, store, offset) = Self.parts(id)
             var (index, found) = find(pageKey, root, store)
             if !found {
@@ -118,10 +160,10 @@ final class IdentityMap {
             }
             let page = entries[index].page.unsafelyUnwrapped
             if page[offset] == nil {
-                count += 1
+                storedCount += 1
                 entries[index].occupied += 1
             }
-            page[offset] = newValue.toOpaque()
+            page[offset] = pointer
         }
     }
 
@@ -139,13 +181,18 @@ final class IdentityMap {
 
     @inline(__always)
     private func remove(_ id: ObjectID, if holds: (UnsafeMutableRawPointer) -> Bool) {
+        withLock { removeLocked(id, if: holds) }
+    }
+
+    @inline(__always)
+    private func removeLocked(_ id: ObjectID, if holds: (UnsafeMutableRawPointer) -> Bool) {
         let (pageKey, root, store, offset) = Self.parts(id)
         let (index, found) = find(pageKey, root, store)
         guard found else { return }
         let page = entries[index].page.unsafelyUnwrapped
         guard let current = page[offset], holds(current) else { return }
         page[offset] = nil
-        count -= 1
+        storedCount -= 1
         entries[index].occupied -= 1
         if entries[index].occupied == 0 {
             page.deallocate()
@@ -153,28 +200,68 @@ final class IdentityMap {
         }
     }
 
-    func removeAll() {
+    /// The registered objects that are alive, retained, in no particular order (a copy: the
+    /// map may change while the caller goes through them).
+    var objects: [ManagedObject] {
+        retainedObjects().map { $0.takeRetainedValue() }
+    }
+
+    /// Every live registered object with a strong reference taken (objects deallocating on
+    /// another thread are left out).
+    private func retainedObjects() -> [Unmanaged<ManagedObject>] {
+        withLock {
+            var result: [Unmanaged<ManagedObject>] = []
+            result.reserveCapacity(storedCount)
+            forEachPointer { object in
+                if og_try_retain(object) { result.append(Unmanaged.fromOpaque(object)) }
+            }
+            return result
+        }
+    }
+
+    @inline(__always)
+    private func forEachPointer(_ body: (UnsafeMutableRawPointer) -> Void) {
+        for index in 0..<capacity {
+            guard let page = entries[index].page else { continue }
+            for offset in 0..<Self.pageSize {
+                if let object = page[offset] { body(object) }
+            }
+        }
+    }
+
+    /// Detaches every registered object from its context (`detach`, called with each live
+    /// object while the map is locked) and empties the map. Objects deallocating on other
+    /// threads at this moment are not touched: their deallocation still finds the context
+    /// and removes its own entry, and this call returns only once they all have, so the
+    /// context they reach stays alive for them (docs/unsafe-code.md, section 4).
+    func detachAll(_ detach: (ManagedObject) -> Void) {
+        lock()
+        var detached: [Unmanaged<ManagedObject>] = []
+        detached.reserveCapacity(storedCount)
+        forEachPointer { object in
+            if og_try_retain(object) { detached.append(Unmanaged.fromOpaque(object)) }
+        }
+        for reference in detached { reference._withUnsafeGuaranteedRef(detach) }
+        while storedCount > detached.count {
+            // Only objects deallocating elsewhere are left; each removes its entry.
+            unlock()
+            sched_yield()
+            lock()
+        }
+        removeAllLocked()
+        unlock()
+        // Released outside the lock: a last release deallocates here, finding no context.
+        for reference in detached { reference.release() }
+    }
+
+    private func removeAllLocked() {
         for index in 0..<capacity {
             entries[index].page?.deallocate()
             entries[index].page = nil
         }
-        count = 0
+        storedCount = 0
         pageCount = 0
         lastIndex = -1
-    }
-
-    /// The registered objects, unretained, in no particular order (a copy: the map may
-    /// change while the caller goes through them).
-    var objects: [Unmanaged<ManagedObject>] {
-        var result: [Unmanaged<ManagedObject>] = []
-        result.reserveCapacity(count)
-        for index in 0..<capacity {
-            guard let page = entries[index].page else { continue }
-            for offset in 0..<Self.pageSize {
-                if let object = page[offset] { result.append(Unmanaged.fromOpaque(object)) }
-            }
-        }
-        return result
     }
 
     /// Removes the directory entry at `removed` (backward-shift deletion).

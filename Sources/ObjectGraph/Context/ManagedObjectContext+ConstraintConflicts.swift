@@ -98,7 +98,7 @@ extension ManagedObjectContext {
         let temporary = newcomer.objectID
         registered.remove(temporary, ifItIs: newcomer)
         newcomer.objectID = id
-        registered[id] = Unmanaged.passUnretained(newcomer)
+        registered.set(newcomer, for: id)
         newcomer.snapshot = stored.snapshot
         newcomer.version = stored.version
         newcomer.state.remove(.inserted)

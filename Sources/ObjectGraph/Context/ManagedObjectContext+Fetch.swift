@@ -154,13 +154,13 @@ extension ManagedObjectContext {
     /// `awakeFromFetch()`, which the caller runs once the read is over (``awakeFetched(_:)``).
     @inline(__always)
     func register(_ row: StoreRow) -> ManagedObject {
-        if let existing = registered[row.id]?.takeUnretainedValue() {
+        if let existing = registered[row.id] {
             if existing.state.contains(.fault) { fill(existing, with: row.values, version: row.version) }
             return existing
         }
         let object = ReflectionRecorder.materialize(row.id)
         object.context = self
-        registered[row.id] = Unmanaged.passUnretained(object)
+        registered.set(object, for: row.id)
         fill(object, with: row.values, version: row.version)
         return object
     }

@@ -24,8 +24,7 @@ extension ManagedObjectContext {
             merged.invalidatedAll = true
             // Too much was saved elsewhere to keep: every registered object without unsaved
             // changes turns into a fault and reloads (or turns out deleted) on next touch.
-            for reference in registered.objects {
-                let object = reference.takeUnretainedValue()
+            for object in registered.objects {
                 let id = object.objectID
                 guard !object.isFault, !object.isInserted, !object.isUpdated, !object.isDeleted else { continue }
                 object.values = []
@@ -36,14 +35,14 @@ extension ManagedObjectContext {
         }
         for set in sets {
             var deleted = set.deleted
-            for deletion in set.deletedEntities { deleted += registered.objects.lazy.map { $0.takeUnretainedValue().objectID }.filter(deletion.contains) }
+            for deletion in set.deletedEntities { deleted += registered.objects.lazy.map(\.objectID).filter(deletion.contains) }
             for id in deleted {
-                guard let object = registered[id]?.takeUnretainedValue() else { continue }
+                guard let object = registered[id] else { continue }
                 forgetDeleted(object)
                 merged.deleted.insert(id)
             }
             for (id, values, version) in set.updated {
-                guard let object = registered[id]?.takeUnretainedValue(), !object.isFault else {
+                guard let object = registered[id], !object.isFault else {
                     // Nothing loaded here to update; the row changed all the same.
                     merged.updated.insert(id)
                     merged.changedKeys[id] = set.changes.changedKeys[id]
@@ -81,11 +80,11 @@ extension ManagedObjectContext {
     public func mergeChanges(fromSaveOf changes: ContextChanges) {
         willAccess()
         for id in changes.deleted {
-            guard let object = registered[id]?.takeUnretainedValue(), !object.isInserted else { continue }
+            guard let object = registered[id], !object.isInserted else { continue }
             forgetDeleted(object)
         }
         for id in changes.updated {
-            guard let object = registered[id]?.takeUnretainedValue(), !object.isFault else { continue }
+            guard let object = registered[id], !object.isFault else { continue }
             refresh(object, mergeChanges: true)
         }
         post(.objectsDidChange, changes)
@@ -171,7 +170,6 @@ extension ManagedObjectContext {
     public func reset() {
         willAccess()
         detachAllObjects()
-        registered.removeAll()
         retainedDestinations.removeAll()
         insertedSet.removeAll()
         updatedSet.removeAll()

@@ -79,7 +79,7 @@ extension ManagedObjectContext {
     private func withKeys(_ changes: ContextChanges) -> ContextChanges {
         var changes = changes
         for id in changes.updated {
-            guard let object = registered[id]?.takeUnretainedValue() else { continue }
+            guard let object = registered[id] else { continue }
             changes.changedKeys[id] = Set(object.changedSlots().map { object.entity.properties[$0].name })
         }
         return changes

@@ -35,7 +35,7 @@ extension ManagedObjectContext {
         defer { awakeFetched(loaded) }      // hooks run once the reads are over
         for owner in owners {
             guard case .object(let id) = owner.primitiveValue(slot: relationship.slot) else { continue }
-            if let object = registered[id]?.takeUnretainedValue(), !object.isFault {
+            if let object = registered[id], !object.isFault {
                 loaded.append(object)
             } else if !id.isTemporaryID {
                 ids.append(id)

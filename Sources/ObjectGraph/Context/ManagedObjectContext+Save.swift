@@ -83,7 +83,7 @@ extension ManagedObjectContext {
                 registered.removeValue(forKey: temporary)
                 let id = Self.permanent(temporary, keys, store)
                 object.objectID = id
-                registered[id] = Unmanaged.passUnretained(object)
+                registered.set(object, for: id)
                 Self.commit(object, version: 1, plan, keys, store)
                 add(id, Self.storedRow(object.values, plan), 1)
                 if announced {

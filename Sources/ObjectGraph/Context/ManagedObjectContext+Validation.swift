@@ -34,7 +34,7 @@ extension ManagedObjectContext {
         }
         for object in deleted {
             for relationship in object.entity.denyRelationships {
-                let live = object.relatedIDs(relationship, in: self).filter { registered[$0]?.takeUnretainedValue().isDeleted != true }
+                let live = object.relatedIDs(relationship, in: self).filter { registered[$0]?.isDeleted != true }
                 if !live.isEmpty {
                     problems.append(.init(object, key: relationship.name,
                                           "cannot be deleted while \(relationship.name) is not empty (deny rule; \(live.count) related)"))
@@ -100,7 +100,7 @@ extension ManagedObjectContext {
     }
 
     private func isInserted(_ id: ObjectID) -> Bool {
-        registered[id]?.takeUnretainedValue().isInserted == true
+        registered[id]?.isInserted == true
     }
 
     /// `Codable` attributes holding a value their encoder refused (see `CodableAttributeCodec`).

@@ -109,9 +109,11 @@ public final class ManagedObjectContext: @unchecked Sendable {  // must reach pe
         detachAllObjects()
     }
 
-    /// Clears every registered or changed object's reference to this context.
+    /// Clears every registered or changed object's reference to this context, and empties
+    /// the identity map (waiting for objects that are deallocating on other threads to leave
+    /// it, so the context stays alive for them).
     func detachAllObjects() {
-        for object in registered.objects { object.takeUnretainedValue().detachFromContext() }
+        registered.detachAll { $0.detachFromContext() }
         for object in insertedSet.union(updatedSet).union(deletedSet) { object.detachFromContext() }
     }
 
@@ -186,7 +188,7 @@ public final class ManagedObjectContext: @unchecked Sendable {  // must reach pe
         object.context = self
         object.state.remove(.detached)
         object.state.insert(.inserted)
-        registered[object.objectID] = Unmanaged.passUnretained(object)
+        registered.set(object, for: object.objectID)
         insertedSet.insert(object)
         if let undoStack {
             undoStack.record(.insert(object))
@@ -209,33 +211,28 @@ public final class ManagedObjectContext: @unchecked Sendable {  // must reach pe
         return entity.managedClass.init(entity: entity, insertInto: self)
     }
 
-    /// Called from an object's `deinit`: drop it from the identity map.
-    func objectWillDeallocate(_ object: ManagedObject) {
-        registered.remove(object.objectID, ifItIs: object)
-    }
-
     func unregister(_ object: ManagedObject) {
-        objectWillDeallocate(object)
+        registered.remove(object.objectID, ifItIs: object)
         object.context = nil
     }
 
     /// The objects registered now (faults included).
     public var registeredObjects: Set<ManagedObject> {
         willAccess()
-        return Set(registered.objects.map { $0.takeUnretainedValue() })
+        return Set(registered.objects)
     }
 
     /// The registered object for `id`, or nil; never touches the store.
     public func registeredObject(for id: ObjectID) -> ManagedObject? {
         willAccess()
-        return registered[id]?.takeUnretainedValue()
+        return registered[id]
     }
 
     /// The object for `id` in this context: the registered one, or a fault that loads on
     /// first touch. Never touches the store; use ``existingObject(with:)`` to check the row.
     public func object(with id: ObjectID) -> ManagedObject {
         willAccess()
-        if let object = registered[id] { return object.takeUnretainedValue() }
+        if let object = registered[id] { return object }
         precondition(!id.isTemporaryID, "ManagedRecord: \(id) is a temporary ID of another context; save that context first and use the permanent ID")
         precondition(id.store === persistentStoreCoordinator.store.identity, "ManagedRecord: \(id) belongs to another store")
         return makeFault(id)
@@ -245,7 +242,7 @@ public final class ManagedObjectContext: @unchecked Sendable {  // must reach pe
     /// the context (as Core Data's relationships keep theirs) until ``reset()``, so reading
     /// `employee.department` on many employees does not make and drop a fault each time.
     func destination(with id: ObjectID) -> ManagedObject {
-        if let object = registered[id] { return object.takeUnretainedValue() }
+        if let object = registered[id] { return object }
         let fault = makeFault(id)
         retainedDestinations.append(fault)
         return fault
@@ -255,14 +252,14 @@ public final class ManagedObjectContext: @unchecked Sendable {  // must reach pe
     /// nil for the temporary ID of an object deleted before it was ever saved (it has left the
     /// context, so there is nothing to update, and the reference can still be cleared).
     func inverseTarget(_ id: ObjectID) -> ManagedObject? {
-        if let object = registered[id] { return object.takeUnretainedValue() }
+        if let object = registered[id] { return object }
         return id.isTemporaryID ? nil : object(with: id)
     }
 
     func makeFault(_ id: ObjectID) -> ManagedObject {
         let object = ReflectionRecorder.materialize(id)
         object.context = self
-        registered[id] = Unmanaged.passUnretained(object)
+        registered.set(object, for: id)
         return object
     }
 
@@ -278,7 +275,7 @@ public final class ManagedObjectContext: @unchecked Sendable {  // must reach pe
     /// - Throws: ``ContextError`` (`objectNotFound`, `foreignObjectID`), or a store error.
     public func existingObject(with id: ObjectID) throws -> ManagedObject {
         willAccess()
-        if let object = registered[id]?.takeUnretainedValue() {
+        if let object = registered[id] {
             if object.isFault { try loadFault(object) }
             guard object.context === self else {
                 throw ContextError(code: .objectNotFound, objectID: id, message: "\(id) no longer exists in the store")

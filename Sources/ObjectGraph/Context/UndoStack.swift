@@ -84,7 +84,7 @@ extension ManagedObjectContext {
                 if wasInserted {
                     object.context = self
                     object.state.insert(.inserted)
-                    registered[object.objectID] = Unmanaged.passUnretained(object)
+                    registered.set(object, for: object.objectID)
                     insertedSet.insert(object)
                 }
             }

@@ -105,7 +105,12 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     }
 
     deinit {
-        contextReference?._withUnsafeGuaranteedRef { $0.objectWillDeallocate(self) }
+        // On any thread. While this object's entry is in the map, its context is alive: a
+        // context detaching its objects waits for deallocations under way (IdentityMap).
+        // The context is touched only to reach its map, before the entry goes.
+        guard let reference = contextReference else { return }
+        let registered = reference._withUnsafeGuaranteedRef { $0.registered }
+        registered.remove(objectID, ifItIs: self)
     }
 
     /// The entity name of this class; override to use another name than the class name.

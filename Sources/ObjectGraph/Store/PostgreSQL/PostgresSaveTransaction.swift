@@ -194,10 +194,11 @@ struct PostgresSaveTransaction {
             let key = { (id: ObjectID) in id.isTemporaryID ? keys.key(for: id) ?? id.key : id.key }
             if let join = mapping.joinTableBySlot[slot], join.isWritingSide {
                 if let orderColumn = join.orderColumn {
+                    let members = try orderedMembers(object, slot: slot, owner: owner, now: now.map(key), before: before.map(key))
                     try session.execute("DELETE FROM \(join.name) WHERE \(join.ownerColumn) = ?", [.integer(owner)])
-                    if !now.isEmpty {
+                    if !members.isEmpty {
                         try session.execute("INSERT INTO \(join.name) (\(join.ownerColumn), \(join.memberColumn), \(orderColumn)) SELECT ?, m, p FROM unnest(?::bigint[]) WITH ORDINALITY AS u(m, p) ON CONFLICT DO NOTHING",
-                                            [.integer(owner), .text(PostgresStore.keyArray(now.map(key)))])
+                                            [.integer(owner), .text(PostgresStore.keyArray(members))])
                     }
                     continue
                 }
@@ -214,9 +215,20 @@ struct PostgresSaveTransaction {
             } else if let orderColumn = mapping.orderColumnBySlot[slot],
                       let table = object.entity.relationshipAtSlot[slot]?.destinationEntity.root, !now.isEmpty {
                 let name = layout.mappings[table.index].table.name
+                let members = try orderedMembers(object, slot: slot, owner: owner, now: now.map(key), before: before.map(key))
                 try session.execute("UPDATE \(name) SET \(orderColumn) = u.p FROM unnest(?::bigint[]) WITH ORDINALITY AS u(m, p) WHERE \(name).Z_PK = u.m",
-                                    [.text(PostgresStore.keyArray(now.map(key)))])
+                                    [.text(PostgresStore.keyArray(members))])
             }
         }
+    }
+
+    /// The keys an ordered to-many is written with: the context's list, then members only the
+    /// store knows of (``OrderedToManyMerge``).
+    private func orderedMembers(_ object: ManagedObject, slot: Int, owner: Int64, now: [Int64], before: [Int64]) throws -> [Int64] {
+        guard !object.snapshot.isEmpty, let relationship = object.entity.relationshipAtSlot[slot],
+              let sql = layout.storedMembersSQL(relationship, orderSuffix: " NULLS FIRST, t.Z_PK") else { return now }
+        var stored: [Int64] = []
+        try session.query(sql, [.integer(owner)]) { if case .integer(let key) = $0[0] { stored.append(key) } }
+        return OrderedToManyMerge.keys(now: now, before: before, stored: stored)
     }
 }

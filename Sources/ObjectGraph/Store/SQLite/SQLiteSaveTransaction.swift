@@ -265,10 +265,11 @@ struct SQLiteSaveTransaction {
             let key = { (id: ObjectID) in id.isTemporaryID ? keys.key(for: id) ?? id.key : id.key }
             if let join = mapping.joinTableBySlot[slot], join.isWritingSide {
                 if let orderColumn = join.orderColumn {
+                    let members = try orderedMembers(object, slot: slot, owner: owner, now: now.map(key), before: before.map(key))
                     try connection.run("DELETE FROM \(join.name) WHERE \(join.ownerColumn) = ?", [.integer(owner)])
-                    for (position, id) in now.enumerated() {
+                    for (position, member) in members.enumerated() {
                         try connection.run("INSERT INTO \(join.name) (\(join.ownerColumn), \(join.memberColumn), \(orderColumn)) VALUES (?, ?, ?)",
-                                           [.integer(owner), .integer(key(id)), .integer(Int64(position + 1))])
+                                           [.integer(owner), .integer(member), .integer(Int64(position + 1))])
                     }
                     continue
                 }
@@ -283,12 +284,23 @@ struct SQLiteSaveTransaction {
             } else if let orderColumn = mapping.orderColumnBySlot[slot],
                       let table = object.entity.relationshipAtSlot[slot]?.destinationEntity.root {
                 let name = layout.mappings[table.index].table.name
-                for (position, id) in now.enumerated() {
+                let members = try orderedMembers(object, slot: slot, owner: owner, now: now.map(key), before: before.map(key))
+                for (position, member) in members.enumerated() {
                     try connection.run("UPDATE \(name) SET \(orderColumn) = ? WHERE Z_PK = ?",
-                                       [.integer(Int64(position + 1)), .integer(key(id))])
+                                       [.integer(Int64(position + 1)), .integer(member)])
                 }
             }
         }
+    }
+
+    /// The keys an ordered to-many is written with: the context's list, then members only the
+    /// store knows of (``OrderedToManyMerge``).
+    private func orderedMembers(_ object: ManagedObject, slot: Int, owner: Int64, now: [Int64], before: [Int64]) throws -> [Int64] {
+        guard !object.snapshot.isEmpty, let relationship = object.entity.relationshipAtSlot[slot],
+              let sql = layout.storedMembersSQL(relationship, orderSuffix: ", t.Z_PK") else { return now }
+        var stored: [Int64] = []
+        try connection.query(sql, [.integer(owner)]) { stored.append($0.int64(0)) }
+        return OrderedToManyMerge.keys(now: now, before: before, stored: stored)
     }
 }
 
