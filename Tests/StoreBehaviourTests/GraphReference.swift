@@ -39,6 +39,12 @@ struct GraphValues: Equatable, CustomStringConvertible {
     var members: Set<String> = []
     var tags: [String] = []
 
+    /// Whether any relationship of these values names `key`.
+    func references(_ key: String) -> Bool {
+        department == key || project == key || employees.contains(key) || projects.contains(key)
+            || members.contains(key) || tags.contains(key)
+    }
+
     var description: String {
         var parts: [String] = []
         if number != 0 { parts.append("n=\(number)") }
