@@ -317,3 +317,33 @@ enum RandomCompany {
         try context.save()
     }
 }
+
+/// Two to-one relationships of one class to the same destination: their key paths look alike.
+final class Relative: ManagedObject {
+    @Attribute var name: String = ""
+    @Relationship var mother: Relative?
+    @Relationship var father: Relative?
+}
+
+@Suite("#Predicate key paths", .onOwnThreads)
+struct FoundationPredicateKeyPathTests {
+    @Test("Two relationships alike are told apart by name, or refused; never confused", arguments: StoreKind.allCases)
+    func relationshipsAlike(_ kind: StoreKind) throws {
+        let store = try kind.newStore()
+        let context = try store.container([Relative.self], name: "Family").viewContext
+        let ann = Relative(context: context), bob = Relative(context: context), cy = Relative(context: context)
+        (ann.name, bob.name, cy.name) = ("Ann", "Bob", "Cy")
+        cy.mother = ann
+        cy.father = bob
+        try context.save()
+        let request = FetchRequest<Relative>(predicate: #Predicate { $0.mother?.name == "Ann" })
+        do {
+            #expect(try context.fetch(request).map(\.name) == ["Cy"])
+            #expect(try context.fetch(FetchRequest<Relative>(predicate: #Predicate { $0.father?.name == "Ann" })).isEmpty)
+        } catch let error as FetchPredicateError {
+            #expect(error.code == .unsupported)
+            #expect(error.message.contains("cannot be told apart from Relative's other relationships to Relative (father, mother)"), "\(error)")
+        }
+        #expect(try context.fetch(FetchRequest<Relative>(predicate: #Predicate { $0.name != "Cy" })).count == 2)
+    }
+}
