@@ -28,9 +28,10 @@ enum FoundationPredicateTable {
     static let past = Date.distantPast
     static let badge = UUID(uuidString: "00000000-0000-0000-0000-000000000003")!
     static let names = ["Ann", "Zoë"]
+    static let zero: Int32 = 0
 
     static var cases: [FoundationPredicateCase] {
-        let minimumAge = minimumAge, cutoff = cutoff, past = past, badge = badge, names = names
+        let minimumAge = minimumAge, cutoff = cutoff, past = past, badge = badge, names = names, zero = zero
         return [
             // Comparisons and equality on each type
             .init(predicate: #Predicate { $0.age > 40 }, format: "age > 40"),
@@ -46,7 +47,7 @@ enum FoundationPredicateTable {
             .init(predicate: #Predicate { $0.lastName == "Zola" }, format: "lastName == 'Zola'"),
             .init(predicate: #Predicate { $0.lastName < "M" }, format: "lastName < 'M'"),
             .init(predicate: #Predicate { $0.firstName != "Émile" }, format: "firstName != 'Émile'"),
-            .init(predicate: #Predicate { $0.badge == badge }, format: "badge == %@", ),
+            .init(predicate: #Predicate { $0.badge == badge }, format: "badge == %@"),
             // Optionals and nil
             .init(predicate: #Predicate { $0.nickname == nil }, format: "nickname == nil"),
             .init(predicate: #Predicate { $0.nickname != nil }, format: "nickname != nil"),
@@ -57,12 +58,17 @@ enum FoundationPredicateTable {
             .init(predicate: #Predicate { ($0.nickname ?? "none") == "none" }, format: "nickname == nil"),
             .init(predicate: #Predicate { $0.nickname?.isEmpty == true }, format: "nickname == ''"),
             .init(predicate: #Predicate { $0.department == nil }, format: "department == nil"),
+            .init(predicate: #Predicate { $0.hired != nil && $0.hired! > cutoff }, format: "hired > %@"),
             // Optional chaining through to-ones
             .init(predicate: #Predicate { $0.department?.name == "Sales" }, format: "department.name == 'Sales'"),
             .init(predicate: #Predicate { $0.department?.name != "Sales" }, format: "department.name != 'Sales'"),
             .init(predicate: #Predicate { ($0.manager?.level ?? 0) >= 2 }, format: "manager.level >= 2"),
             .init(predicate: #Predicate { $0.manager?.department?.name == "Études" }, format: "manager.department.name == 'Études'"),
             .init(predicate: #Predicate { ($0.department?.employees.count ?? 0) > 8 }, format: "department.employees.@count > 8"),
+            .init(predicate: #Predicate { $0.department?.name.starts(with: "S") ?? false }, format: "department.name BEGINSWITH 'S'"),
+            .init(predicate: #Predicate { $0.department?.name.starts(with: "S") != true }, format: "NOT department.name BEGINSWITH 'S'"),
+            .init(predicate: #Predicate { $0.manager?.reports.contains { $0.age > 50 } == true },
+                  format: "SUBQUERY(manager.reports, $r, $r.age > 50).@count > 0"),
             // Logic
             .init(predicate: #Predicate { $0.age > 30 && $0.active }, format: "age > 30 AND active == YES"),
             .init(predicate: #Predicate { $0.age < 25 || $0.age > 60 || $0.rank == 0 }, format: "age < 25 OR age > 60 OR rank == 0"),
@@ -86,6 +92,7 @@ enum FoundationPredicateTable {
             .init(predicate: #Predicate { (30..<45).contains($0.age) }, format: "age >= 30 AND age < 45"),
             .init(predicate: #Predicate { ("A"..."M").contains($0.lastName) }, format: "lastName BETWEEN {'A', 'M'}"),
             .init(predicate: #Predicate { names.contains($0.firstName) }, format: "firstName IN {'Ann', 'Zoë'}"),
+            .init(predicate: #Predicate { (zero...$0.rank).contains(2) }, format: "rank >= 2"),
             // To-many relationships
             .init(predicate: #Predicate { $0.projects.isEmpty }, format: "projects.@count == 0"),
             .init(predicate: #Predicate { !$0.projects.isEmpty }, format: "projects.@count > 0"),
@@ -94,6 +101,8 @@ enum FoundationPredicateTable {
             .init(predicate: #Predicate { $0.projects.allSatisfy { $0.title.starts(with: "G") } }, format: "SUBQUERY(projects, $p, NOT $p.title BEGINSWITH 'G').@count == 0"),
             .init(predicate: #Predicate { $0.projects.filter { $0.tags.count > 1 }.count == 1 }, format: "SUBQUERY(projects, $p, $p.tags.@count > 1).@count == 1"),
             .init(predicate: #Predicate { $0.projects.filter { $0.department == nil }.isEmpty }, format: "SUBQUERY(projects, $p, $p.department == nil).@count == 0"),
+            .init(predicate: #Predicate { $0.projects.filter { $0.title != "Apollo" }.contains { $0.tags.count >= 2 } },
+                  format: "SUBQUERY(projects, $p, $p.title != 'Apollo' AND $p.tags.@count >= 2).@count > 0"),
             .init(predicate: #Predicate { e in e.projects.contains { p in p.members.contains { m in m.age > e.age } } },
                   format: "SUBQUERY(projects, $p, SUBQUERY($p.members, $m, $m.age > age).@count > 0).@count > 0"),
             .init(predicate: #Predicate { e in e.department?.employees.contains(e) == true }, format: "department.employees.@count > 0"),
@@ -323,6 +332,8 @@ final class Relative: ManagedObject {
     @Attribute var name: String = ""
     @Relationship var mother: Relative?
     @Relationship var father: Relative?
+    /// A `Codable` value, stored encoded (transformable).
+    @Attribute var hobbies: [String] = []
 }
 
 @Suite("#Predicate key paths", .onOwnThreads)
@@ -345,5 +356,17 @@ struct FoundationPredicateKeyPathTests {
             #expect(error.message.contains("cannot be told apart from Relative's other relationships to Relative (father, mother)"), "\(error)")
         }
         #expect(try context.fetch(FetchRequest<Relative>(predicate: #Predicate { $0.name != "Cy" })).count == 2)
+    }
+
+    @Test("A transformable (Codable) attribute is refused, naming it", arguments: StoreKind.allCases)
+    func transformableAttribute(_ kind: StoreKind) throws {
+        let context = try kind.newStore().container([Relative.self], name: "Family").viewContext
+        let request = FetchRequest<Relative>(predicate: #Predicate { $0.hobbies.contains("chess") })
+        #expect {
+            _ = try context.fetch(request)
+        } throws: { error in
+            guard let error = error as? FetchPredicateError else { return false }
+            return error.code == .unsupported && error.message.contains("kept encoded (transformable: hobbies)")
+        }
     }
 }

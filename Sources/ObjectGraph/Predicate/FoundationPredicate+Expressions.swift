@@ -150,6 +150,7 @@ extension PredicateExpressions.Equal: FoundationTranslatable {
     func translate(_ t: inout FoundationPredicateTranslator) throws -> FoundationTerm {
         let l = try t.term(lhs), r = try t.term(rhs)
         if l.isConstant && r.isConstant { return try t.fold(self) }
+        if let chain = FoundationTerm.comparingOptionalCondition(l, r, negated: false) { return chain }
         return try t.compare(l, .equal, r)
     }
 }
@@ -158,6 +159,7 @@ extension PredicateExpressions.NotEqual: FoundationTranslatable {
     func translate(_ t: inout FoundationPredicateTranslator) throws -> FoundationTerm {
         let l = try t.term(lhs), r = try t.term(rhs)
         if l.isConstant && r.isConstant { return try t.fold(self) }
+        if let chain = FoundationTerm.comparingOptionalCondition(l, r, negated: true) { return chain }
         return try t.compare(l, .notEqual, r)
     }
 }
@@ -228,6 +230,9 @@ extension PredicateExpressions.NilCoalesce: FoundationTranslatable {
         let l = try t.term(lhs), r = try t.term(rhs)
         if case .constant(.null) = l { return r }
         if l.isConstant { return l }
+        if case .optionalCondition(let present, let condition) = l, case .constant(.bool(let fallback)) = r {
+            return .condition(fallback ? .or([.not(present), condition]) : .and([present, condition]))
+        }
         let value = try l.expression(t)
         let present = PredicateNode.comparison(PredicateComparison(lhs: value, op: .notEqual, rhs: .value(.null)))
         return .value(.ternary(present, value, try r.expression(t)))
@@ -246,8 +251,9 @@ extension PredicateExpressions.OptionalFlatMap: FoundationTranslatable {
         case (_, .constant(.null)): return result
         default: break
         }
-        let absent = PredicateNode.comparison(PredicateComparison(lhs: try unwrapped.expression(t), op: .equal, rhs: .value(.null)))
-        return .value(.ternary(absent, .value(.null), try result.expression(t)))
+        let present = PredicateNode.comparison(PredicateComparison(lhs: try unwrapped.expression(t), op: .notEqual, rhs: .value(.null)))
+        if case .condition(let condition) = result { return .optionalCondition(present: present, condition: condition) }
+        return .value(.ternary(present, try result.expression(t), .value(.null)))
     }
 }
 

@@ -53,6 +53,10 @@ enum ModelKeyPaths {
             return .identity
         }
         if let name = probe.attribute(read: keyPath) { return .attribute(name) }
+        let encoded = probe.transformableAttributes(accepting: keyPath)
+        if !encoded.isEmpty {
+            throw FetchPredicateError(.unsupported, "\(keyPath.debugDescription) (a \(valueType)) is not a stored attribute of \(managedClass) that a predicate can test: a value of its type is kept encoded (transformable: \(encoded.joined(separator: ", "))), which the stores cannot compare", entity: "\(managedClass)", key: keyPath.debugDescription)
+        }
         throw notStored(keyPath, valueType, managedClass)
     }
 
@@ -137,6 +141,12 @@ private struct Probe {
             }
         }
         return matches.count == 1 ? attributes[matches[0]].name : nil
+    }
+
+    /// The transformable (`Codable`) attributes whose type the value `keyPath` reads has.
+    func transformableAttributes(accepting keyPath: AnyKeyPath) -> [String] {
+        let value = object[keyPath: keyPath]
+        return attributes.filter { $0.blueprint.attributeType == .transformable && $0.blueprint.conversion.fromAny(value) != nil }.map(\.name)
     }
 
     private func code(_ index: Int) -> Int { 1 << bits | index }

@@ -21,6 +21,9 @@ indirect enum FoundationTerm {
     case toMany(KeyPathExpression, filter: (variable: String, predicate: PredicateNode)?)
     /// A computed single value: arithmetic, `??`, a conditional, a count.
     case value(PredicateExpression)
+    /// A `Bool?` from an optional chain (`$0.department?.name.starts(with: "S")`): nil unless
+    /// `present`, else `condition`.
+    case optionalCondition(present: PredicateNode, condition: PredicateNode)
 
     /// The term as one side of a comparison.
     func expression(_ t: FoundationPredicateTranslator) throws -> PredicateExpression {
@@ -29,6 +32,8 @@ indirect enum FoundationTerm {
         case .constant(let value): return .value(value)
         case .object(let path), .attribute(let path): return .keyPath(path)
         case .value(let expression): return expression
+        case .optionalCondition(let present, let condition):
+            return .ternary(present, .ternary(condition, .value(.bool(true)), .value(.bool(false))), .value(.null))
         case .toMany(let path, _):
             throw t.unsupported("the to-many relationship '\(path)' is not a single value; use contains(where:), allSatisfy, isEmpty or count", key: path.description)
         }
@@ -47,6 +52,26 @@ indirect enum FoundationTerm {
     }
 
     var isConstant: Bool { if case .constant = self { return true } else { return false } }
+
+    /// `chain == true`, `chain != false`, `chain == nil`, ... on an optional chain's `Bool?`,
+    /// as plain conditions; nil when neither side is one.
+    static func comparingOptionalCondition(_ lhs: FoundationTerm, _ rhs: FoundationTerm, negated: Bool) -> FoundationTerm? {
+        let chain: (present: PredicateNode, condition: PredicateNode), other: PredicateValue
+        switch (lhs, rhs) {
+        case (.optionalCondition(let present, let condition), .constant(let value)),
+             (.constant(let value), .optionalCondition(let present, let condition)):
+            chain = (present, condition)
+            other = value
+        default: return nil
+        }
+        let equal: PredicateNode
+        switch other {
+        case .bool(let value): equal = .and([chain.present, value ? chain.condition : .not(chain.condition)])
+        case .null: equal = .not(chain.present)
+        default: return nil
+        }
+        return .condition(negated ? .not(equal) : equal)
+    }
 }
 
 /// The state of one translation: what each closure variable stands for.
