@@ -8,7 +8,7 @@ extension FetchRequest {
     /// ```
     ///
     /// A `#Predicate` the stores cannot answer throws its ``FetchPredicateError`` when the
-    /// request is executed (see ``FetchPredicate/init(_:)-(Predicate<Entity>)``).
+    /// request is executed (see ``FetchPredicate``).
     public init(predicate: Predicate<Result>, sortDescriptors: [SortKey] = []) {
         self.init(predicate: FetchPredicate(predicate), sortDescriptors: sortDescriptors)
     }
