@@ -252,6 +252,20 @@ struct FoundationPredicateTests {
         }
     }
 
+    @Test("A subscript of a to-many and a cast are refused, naming them", arguments: StoreKind.allCases)
+    func subscriptsAndCasts(_ kind: StoreKind) throws {
+        let context = try kind.newStore().seededCompany()
+        let subscripted = FetchRequest<Project>(predicate: #Predicate { $0.tags[0].label == "moon" })
+        #expect {
+            _ = try context.fetch(subscripted)
+        } throws: { error in
+            (error as? FetchPredicateError)?.message.contains("subscripting a collection of the object ([i])") == true
+        }
+        let cast = try #require(try refusal(#Predicate { ($0 as? Manager)?.level == 2 }, on: kind))
+        #expect(cast.code == .unsupported)
+        #expect(cast.message.contains("a cast (as?)"), "\(cast)")
+    }
+
     @Test("A refused #Predicate stays refused when combined, and in memory", arguments: StoreKind.allCases)
     func refusalPropagates(_ kind: StoreKind) throws {
         let context = try kind.newStore().seededCompany()
