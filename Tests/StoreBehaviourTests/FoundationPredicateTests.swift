@@ -252,7 +252,7 @@ struct FoundationPredicateTests {
         }
     }
 
-    @Test("A subscript of a to-many and a cast are refused, naming them", arguments: StoreKind.allCases)
+    @Test("A subscript of a to-many, a regular expression and a cast are refused, naming them", arguments: StoreKind.allCases)
     func subscriptsAndCasts(_ kind: StoreKind) throws {
         let context = try kind.newStore().seededCompany()
         let subscripted = FetchRequest<Project>(predicate: #Predicate { $0.tags[0].label == "moon" })
@@ -261,6 +261,8 @@ struct FoundationPredicateTests {
         } throws: { error in
             (error as? FetchPredicateError)?.message.contains("subscripting a collection of the object ([i])") == true
         }
+        let regex = try #require(try refusal(#Predicate { $0.lastName.contains(/Sm.th/) }, on: kind))
+        #expect(regex.message.contains("contains(Regex) has no SQL meaning here; use MATCHES"), "\(regex)")
         let cast = try #require(try refusal(#Predicate { ($0 as? Manager)?.level == 2 }, on: kind))
         #expect(cast.code == .unsupported)
         #expect(cast.message.contains("a cast (as?)"), "\(cast)")
