@@ -173,6 +173,14 @@ struct FoundationPredicateTests {
         let byName = try context.fetch(FetchRequest<Employee>(predicate: #Predicate { $0.age < 50 }, sortBy: [SortDescriptor(\.lastName)]))
         #expect(byName.map(\.lastName) == ["Adams", "Jones", "Novak", "Smith", "Wu"])
 
+        #expect(SortKey(SortDescriptor(\Employee.firstName, comparator: .lexical)) == SortKey("firstName"))
+        #expect(SortKey(SortDescriptor(\Employee.firstName, order: .reverse)) == SortKey("firstName", ascending: false))
+        let everyone = FetchRequest<Employee>(sortBy: [SortDescriptor(\.firstName, comparator: .lexical, order: .reverse)])
+        #expect(try context.fetch(everyone).map(\.firstName) == ["Émile", "olga", "Zed", "Mia", "Li", "Bob", "Ann"])
+        let computed = SortKey(SortDescriptor(\Employee.fullName))
+        #expect(computed.key.contains("not a stored attribute of Employee"), "\(computed.key)")
+        #expect(throws: KeyValueError.self) { try context.fetch(FetchRequest<Employee>(sortDescriptors: [computed])) }
+
         let results = try FetchedResults(FetchRequest<Employee>(predicate: #Predicate { $0.department?.name == "Research" },
                                                                  sortDescriptors: [SortKey("firstName")]), context: context)
         #expect(results.objects.map(\.firstName) == ["Li", "Zed"])

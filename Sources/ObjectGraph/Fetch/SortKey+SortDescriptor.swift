@@ -3,8 +3,9 @@ import Foundation
 extension SortKey {
     /// The sort key of a Foundation `SortDescriptor` on a stored attribute of the entity
     /// (`SortDescriptor(\Employee.lastName, order: .reverse)`): its order, and for strings its
-    /// comparator (none or `.lexical`: ``Comparison/binary``; `.localizedStandard`:
-    /// ``Comparison/localizedStandard``; case-insensitive options: ``Comparison/caseInsensitive``).
+    /// comparator (none or `.lexical`: ``Comparison/binary``; where Foundation has them,
+    /// `.localizedStandard`: ``Comparison/localizedStandard`` and a case-insensitive one:
+    /// ``Comparison/caseInsensitive``, told by how they order "file9"/"file10" and "a"/"B").
     ///
     /// A descriptor whose key path names no stored attribute (a computed property, a key path
     /// through a relationship) gives a key the fetch refuses with a `KeyValueError` naming the
