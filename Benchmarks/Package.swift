@@ -25,6 +25,11 @@ let package = Package(
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),
+        // What translating a #Predicate costs against parsing its format string (docs/performance.md).
+        .executableTarget(
+            name: "PredicateTranslationCost",
+            dependencies: [.product(name: "ObjectGraph", package: "ManagedRecord")]
+        ),
         // Instructions per save with and without observers, under callgrind (docs/performance.md).
         .executableTarget(
             name: "ObservationCost",

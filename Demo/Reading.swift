@@ -74,6 +74,24 @@ func reading(storeURL: URL, johnURI: URL) throws {
         say("a malformed predicate throws before any SQL runs: \(error)")
     }
 
+    step("#Predicate: Foundation's macro, translated to the same predicate and answered by the store.")
+    let minimumAge = 30
+    let swiftly = FetchRequest<Employee>(predicate: #Predicate { $0.age >= minimumAge && $0.department?.name == "Sales" },
+                                         sortBy: [SortDescriptor(\.lastName)])
+    let swiftlyFound = try context.fetch(swiftly)
+    say("#Predicate { $0.age >= minimumAge && $0.department?.name == \"Sales\" } means \"\(swiftly.predicate!.predicateFormat)\": \(swiftlyFound.map(\.fullName))")
+    let asFormat = FetchRequest<Employee>(predicate: try FetchPredicate("age >= %@ AND department.name == 'Sales'", minimumAge),
+                                          sortDescriptors: [SortKey("lastName")])
+    expect(swiftlyFound == (try context.fetch(asFormat)), "a #Predicate selects what its format string selects")
+    let withReports = try context.fetch(Manager.self, where: #Predicate { $0.reports.contains { $0.age > 40 } })
+    say("managers with a report over 40, #Predicate { $0.reports.contains { $0.age > 40 } }: \(withReports.map(\.fullName))")
+    do {
+        _ = try context.fetch(FetchRequest<Employee>(predicate: #Predicate { $0.fullName == "John Smith" }))
+        expect(false, "fullName is computed, not stored")
+    } catch let error as FetchPredicateError {
+        say("a computed property (fullName) is refused at fetch time, before any SQL runs: \(error)")
+    }
+
     step("Counting: SQLite counts the rows; no object is created.")
     var employeesOnly = FetchRequest<Employee>()
     employeesOnly.includesSubentities = false

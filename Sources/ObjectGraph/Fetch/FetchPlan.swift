@@ -22,7 +22,7 @@ struct FetchPlan {
         self.includesSubentities = includesSubentities
         if let predicate {
             var binder = PredicateBinder(entity: entity)
-            self.predicate = try binder.bind(predicate.node)
+            self.predicate = try binder.bind(predicate.translatedNode())
         } else {
             self.predicate = nil
         }

@@ -19,8 +19,13 @@ import Foundation
 /// See `docs/predicates.md` for the grammar.
 public struct FetchPredicate: Sendable, Hashable, CustomStringConvertible {
     let node: PredicateNode
+    /// Why a `#Predicate` could not be translated (thrown when the predicate is used).
+    let failure: FoundationPredicateFailure?
 
-    init(node: PredicateNode) { self.node = node }
+    init(node: PredicateNode, failure: FoundationPredicateFailure? = nil) {
+        self.node = node
+        self.failure = failure
+    }
 
     /// Parses `format`, taking `%@`, `%K`, `%d`, ... arguments in order.
     ///
@@ -34,6 +39,7 @@ public struct FetchPredicate: Sendable, Hashable, CustomStringConvertible {
     public init(_ format: String, argumentArray arguments: [Any?]) throws {
         var parser = try PredicateParser(format, arguments: arguments)
         node = try parser.parse()
+        failure = nil
     }
 
     /// A predicate every object matches (`TRUEPREDICATE`).
@@ -57,7 +63,7 @@ public struct FetchPredicate: Sendable, Hashable, CustomStringConvertible {
     public func withSubstitutionVariables(_ variables: [String: Any?]) throws -> FetchPredicate {
         var values: [String: PredicateValue] = [:]
         for (name, value) in variables { values[name] = try PredicateValue.from(value) }
-        return FetchPredicate(node: node.substituting(values))
+        return FetchPredicate(node: node.substituting(values), failure: failure)
     }
 
     /// Whether `object` matches, judged in memory on its current (unsaved) values; follows
@@ -66,7 +72,7 @@ public struct FetchPredicate: Sendable, Hashable, CustomStringConvertible {
     /// - Throws: ``FetchPredicateError`` for an unknown key or a type mismatch on the object's entity.
     public func evaluate(with object: ManagedObject) throws -> Bool {
         var binder = PredicateBinder(entity: object.entity)
-        let bound = try binder.bind(node)
+        let bound = try binder.bind(translatedNode())
         return PredicateEvaluator.evaluate(bound, object)
     }
 
@@ -74,17 +80,17 @@ public struct FetchPredicate: Sendable, Hashable, CustomStringConvertible {
 
     /// Both predicates.
     public static func && (lhs: FetchPredicate, rhs: FetchPredicate) -> FetchPredicate {
-        FetchPredicate(node: .and(lhs.conjuncts + rhs.conjuncts))
+        FetchPredicate(node: .and(lhs.conjuncts + rhs.conjuncts), failure: lhs.failure ?? rhs.failure)
     }
 
     /// Either predicate.
     public static func || (lhs: FetchPredicate, rhs: FetchPredicate) -> FetchPredicate {
-        FetchPredicate(node: .or(lhs.disjuncts + rhs.disjuncts))
+        FetchPredicate(node: .or(lhs.disjuncts + rhs.disjuncts), failure: lhs.failure ?? rhs.failure)
     }
 
     /// The opposite of `predicate`.
     public static prefix func ! (predicate: FetchPredicate) -> FetchPredicate {
-        FetchPredicate(node: .not(predicate.node))
+        FetchPredicate(node: .not(predicate.node), failure: predicate.failure)
     }
 
     private var conjuncts: [PredicateNode] { if case .and(let nodes) = node { return nodes } else { return [node] } }
