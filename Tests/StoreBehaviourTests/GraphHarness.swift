@@ -398,7 +398,8 @@ final class GraphHarness {
     private func compareContexts() throws {
         for actor in 0..<3 {
             models[actor].load(from: reference)
-            let (seen, expected) = (try read(actor), models[actor].visible)
+            let (seen, expected) = (withoutUnmergedDeletions(try read(actor), actor: actor),
+                                    withoutUnmergedDeletions(models[actor].visible, actor: actor))
             if seen != expected {
                 throw fail("context \(GraphStep.contextNames[actor]) shows\n\(Self.difference(seen, expected))")
             }
@@ -417,6 +418,31 @@ final class GraphHarness {
         }
         let expected = reference.everything
         if seen != expected { throw fail("the store \(when) holds\n\(Self.difference(seen, expected))") }
+    }
+
+    /// C merges other contexts' saves only when told to: until then, an object whose row
+    /// another context deleted is still the old object while something holds it, and once
+    /// nothing does, the next read finds the row gone and shows it deleted, with default
+    /// values (relationships hold object IDs, not objects, unlike Core Data's, which keep
+    /// their destinations alive). Which of the two C shows is not defined, so for C both
+    /// sides leave out objects whose rows are gone (other than C's own unsaved inserts) and
+    /// references to them. Seed 900234 (long run, SQLite) reached it.
+    private func withoutUnmergedDeletions(_ values: [String: GraphValues], actor: Int) -> [String: GraphValues] {
+        guard actor == 2 else { return values }
+        let model = models[actor]
+        func gone(_ key: String) -> Bool { reference.values(key) == nil && model.objects[key]?.isInserted != true }
+        var result = values.filter { !gone($0.key) }
+        for key in result.keys {
+            var object = result[key]!
+            if let department = object.department, gone(department) { object.department = nil }
+            if let project = object.project, gone(project) { object.project = nil }
+            object.employees = object.employees.filter { !gone($0) }
+            object.projects = object.projects.filter { !gone($0) }
+            object.members = object.members.filter { !gone($0) }
+            object.tags = object.tags.filter { !gone($0) }
+            result[key] = object
+        }
+        return result
     }
 
     /// What context `actor` shows: a fetch of every entity, plus the objects it still has

@@ -35,4 +35,17 @@ struct ObjectGraphGeneratorExampleTests {
             .save(actor: 0),
         ], kind)
     }
+
+    @Test("Found: a second container's save after another deleted rows it still shows", arguments: StoreKind.allCases)
+    func saveAfterUnmergedCascade(_ kind: StoreKind) throws {
+        // Seed 900234 (long run, SQLite), shrunk.
+        try expectNoMismatch([
+            .delete(actor: 0, .department, pick: 53),
+            .insert(actor: 0, .employee),
+            .save(actor: 0),
+            .insert(actor: 2, .employee),
+            .setNumber(actor: 2, .employee, pick: 26),
+            .save(actor: 2),
+        ], kind)
+    }
 }

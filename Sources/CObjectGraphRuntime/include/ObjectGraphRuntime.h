@@ -17,6 +17,9 @@ typedef struct og_thread_state {
     /// While a context instantiates a fetched object or a fault: the object's ID
     /// (an `ObjectID` on the caller's stack), so the initializer loads no defaults.
     const void *_Nullable materializing;
+    /// While a key path of a managed object class is resolved (`#Predicate`): the
+    /// `RelationshipProbe` that answers relationship reads of its probe object.
+    const void *_Nullable relationship_probe;
 } og_thread_state;
 
 extern _Thread_local og_thread_state og_thread_state_current;

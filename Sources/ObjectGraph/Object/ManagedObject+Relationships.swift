@@ -14,7 +14,7 @@ extension ManagedObject {
     final func relatedObject(ordinal: Int32) -> ManagedObject? {
         guard let reference = contextReference else {
             if isDetached { detachedUse("read a relationship") }
-            return nil
+            return RelationshipProbe.answer(self, slot: entity.slotByOrdinal[Int(ordinal)])?.first
         }
         let slot = entity.slotByOrdinal[Int(ordinal)]
         guard case .object(let id) = primitiveValue(slot: slot) else { return nil }
@@ -47,7 +47,7 @@ extension ManagedObject {
     final func relatedObjects(_ relationship: RelationshipDescription) -> [ManagedObject] {
         guard let context else {
             if isDetached { detachedUse("read \(relationship.name)") }
-            return []
+            return RelationshipProbe.answer(self, slot: relationship.slot) ?? []
         }
         if case .unloaded = primitiveValue(slot: relationship.slot) {
             // The loading query registered the members: hand them over before they can go.

@@ -60,28 +60,36 @@ enum ModelKeyPaths {
         throw notStored(keyPath, valueType, managedClass)
     }
 
-    /// A relationship is told by its kind and destination class; two of the same kind and
-    /// destination are told apart by the key path's printed name when the binary has one.
+    /// A relationship is told by reading the key path on a probe whose relationships answer
+    /// with marker objects, one set per relationship: the key path names the relationship
+    /// whose markers it returns unchanged (`RelationshipProbe`); a computed property that
+    /// reads further (`mother?.mother`) or combines several returns no one's markers.
     private static func relationship(_ keyPath: AnyKeyPath, _ type: any RelationshipValue.Type, _ layout: ClassLayout) throws -> ModelKeyPathTarget {
         let toMany = type.relationshipKind.isToMany
-        let candidates = layout.propertiesByOrdinal.values.filter { property in
+        let candidates = layout.propertiesByOrdinal.filter { _, property in
             guard case .relationship(let blueprint) = property.blueprint else { return false }
             return blueprint.kind.isToMany == toMany && blueprint.destination == type.destinationClass
-        }.map(\.name).sorted()
-        var name = candidates.count == 1 ? candidates[0] : nil
-        if name == nil, let printed = printedName(keyPath), candidates.contains(printed) { name = printed }
-        guard let name else {
-            if candidates.isEmpty { throw notStored(keyPath, type, layout.managedClass) }
-            throw FetchPredicateError(.unsupported, "\(keyPath.debugDescription) cannot be told apart from \(layout.managedClass)'s other relationships to \(type.destinationClass) (\(candidates.joined(separator: ", "))) in this binary; use a format string naming the relationship", entity: "\(layout.managedClass)", key: keyPath.debugDescription)
         }
+        guard !candidates.isEmpty else { throw notStored(keyPath, type, layout.managedClass) }
+        let destination = ClassLayout.of(type.destinationClass)
+        // Two markers per to-many, so a property that picks one member (`.first`) differs.
+        let markers = Dictionary(uniqueKeysWithValues: candidates.keys.map { ordinal in
+            (Int(ordinal), (0..<(toMany ? 2 : 1)).map { _ in Probe(destination).object })
+        })
+        let probe = Probe(layout)
+        let returned = identities(in: RelationshipProbe(object: probe.object, markers: markers).read(keyPath))
+        let matches = candidates.filter { ordinal, _ in Set(markers[Int(ordinal)]!.map(ObjectIdentifier.init)) == returned }
+        guard matches.count == 1, let name = matches.first?.value.name else { throw notStored(keyPath, type, layout.managedClass) }
         return toMany ? .toMany(name) : .toOne(name)
     }
 
-    /// `age` from `\Employee.age`, when the runtime can print the property's name.
-    private static func printedName(_ keyPath: AnyKeyPath) -> String? {
-        let text = keyPath.debugDescription
-        guard !text.contains("<"), let dot = text.lastIndex(of: ".") else { return nil }
-        return String(text[text.index(after: dot)...])
+    /// The objects a relationship-typed value holds: none, one, or a collection's members.
+    private static func identities(in value: Any?) -> Set<ObjectIdentifier> {
+        guard let value else { return [] }
+        if let object = value as? ManagedObject { return [ObjectIdentifier(object)] }
+        guard let members = value as? any Sequence else { return [] }
+        func objects<S: Sequence>(_ sequence: S) -> [ManagedObject] { sequence.compactMap { $0 as? ManagedObject } }
+        return Set(objects(members).map(ObjectIdentifier.init))
     }
 
     private static func notStored(_ keyPath: AnyKeyPath, _ valueType: Any.Type, _ managedClass: ManagedObject.Type) -> FetchPredicateError {
