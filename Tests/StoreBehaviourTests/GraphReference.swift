@@ -390,6 +390,9 @@ struct GraphSave {
     var changed: Set<String> = []
     var inserted: Set<String> = []
     var deleted: Set<String> = []
+
+    /// Whether the save wrote anything (changes to rows deleted elsewhere write nothing).
+    var isEmpty: Bool { changed.isEmpty && inserted.isEmpty && deleted.isEmpty }
 }
 
 extension GraphContextModel {
@@ -413,12 +416,13 @@ extension GraphContextModel {
             let now = object.current
             if !object.isInserted {
                 guard now != old else { continue }
-                save.changed.insert(key)
                 guard var row = store.rows[key] else {
-                    // Deleted elsewhere: the deletion wins, the object leaves this context.
+                    // Deleted elsewhere: the deletion wins, the object leaves this context,
+                    // and nothing is written for it.
                     objects[key] = nil
                     continue
                 }
+                save.changed.insert(key)
                 if now.number != old.number { row.number = now.number }
                 if now.text != old.text { row.text = now.text }
                 if now.department != old.department { row.department = now.department }

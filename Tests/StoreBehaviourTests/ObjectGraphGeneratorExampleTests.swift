@@ -48,4 +48,27 @@ struct ObjectGraphGeneratorExampleTests {
             .save(actor: 2),
         ], kind)
     }
+
+    @Test("Found: a save whose only change was to a row deleted elsewhere writes nothing", arguments: StoreKind.allCases)
+    func saveOfAChangeToADeletedRow(_ kind: StoreKind) throws {
+        // Seed 900242 (long run, SQLite), shrunk.
+        try expectNoMismatch([
+            .delete(actor: 0, .employee, pick: 16),
+            .save(actor: 0),
+            .setText(actor: 2, pick: 32, clear: false),
+            .save(actor: 2),
+        ], kind)
+    }
+
+    @Test("Found: a member removed from an unordered to-many and added again is no change", arguments: StoreKind.allCases)
+    func memberRemovedAndAddedAgain(_ kind: StoreKind) throws {
+        // Seed 900441 (long run, SQLite), shrunk.
+        try expectNoMismatch([
+            .setDepartment(actor: 1, employee: 16, department: -1),
+            .setNumber(actor: 0, .department, pick: 50),
+            .save(actor: 0),
+            .setDepartment(actor: 1, employee: 20, department: 52),
+            .save(actor: 1),
+        ], kind)
+    }
 }

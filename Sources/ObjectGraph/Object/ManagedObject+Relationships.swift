@@ -149,7 +149,14 @@ extension ManagedObject {
         guard case .objects(var ids) = values[slot] else { return }
         values[slot] = .null
         let changed = change(&ids)
-        values[slot] = .objects(ids)
+        if changed, !relationship.isOrdered, !snapshot.isEmpty, case .objects(let saved) = snapshot[slot],
+           saved.count == ids.count, ids.allSatisfy(saved.contains) {
+            // Back to the saved members (a member removed and added again): the saved order,
+            // so the slot equals its snapshot and the save sees no change to write.
+            values[slot] = snapshot[slot]
+        } else {
+            values[slot] = .objects(ids)
+        }
         guard changed else { return }
         if let stack = context.undoStack, !state.contains(.insertedInOpenUndoGroup) { stack.record(undo()) }
         markChanged(in: context)
