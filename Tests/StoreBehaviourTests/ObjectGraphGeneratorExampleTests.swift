@@ -71,4 +71,21 @@ struct ObjectGraphGeneratorExampleTests {
             .save(actor: 1),
         ], kind)
     }
+
+    @Test("Found: a many-to-many member removed on one side and added again on the other is no change", arguments: StoreKind.allCases)
+    func manyToManyMemberRemovedAndAddedAgain(_ kind: StoreKind) throws {
+        // Seed 900300 (long run, SQLite), shrunk.
+        try expectNoMismatch([
+            .setMember(actor: 0, project: 61, employee: 60, member: true, fromProject: true),
+            .save(actor: 0),
+            .insert(actor: 1, .employee),
+            .insert(actor: 1, .employee),
+            .setMember(actor: 1, project: 14, employee: 26, member: false, fromProject: true),
+            .setNumber(actor: 0, .employee, pick: 12),
+            .insert(actor: 0, .employee),
+            .save(actor: 0),
+            .setMember(actor: 1, project: 48, employee: 7, member: true, fromProject: false),
+            .save(actor: 1),
+        ], kind)
+    }
 }

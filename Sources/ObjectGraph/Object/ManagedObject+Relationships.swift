@@ -96,8 +96,20 @@ extension ManagedObject {
 
     /// Stores `ids` in the relationship's slot without touching inverses.
     final func writeRelationship(_ relationship: RelationshipDescription, _ ids: OrderedSet<ObjectID>) {
-        let value: SlotValue = relationship.isToMany ? .objects(ids) : (ids.first.map { .object($0) } ?? .null)
+        let value: SlotValue = relationship.isToMany ? toManyValue(relationship, ids) : (ids.first.map { .object($0) } ?? .null)
         setPrimitiveValue(value, slot: relationship.slot)
+    }
+
+    /// The slot value for the to-many `relationship` holding `ids`: the snapshot's own value
+    /// when an unordered relationship is back to its saved members (a member removed and
+    /// added again, in whatever order), so the slot equals its snapshot and the save sees no
+    /// change to write.
+    final func toManyValue(_ relationship: RelationshipDescription, _ ids: OrderedSet<ObjectID>) -> SlotValue {
+        if !relationship.isOrdered, !snapshot.isEmpty, case .objects(let saved) = snapshot[relationship.slot],
+           saved.count == ids.count, ids.allSatisfy(saved.contains) {
+            return snapshot[relationship.slot]
+        }
+        return .objects(ids)
     }
 
     /// Removes `id` from this object's side `relationship` (the inverse of a change elsewhere).
@@ -149,14 +161,7 @@ extension ManagedObject {
         guard case .objects(var ids) = values[slot] else { return }
         values[slot] = .null
         let changed = change(&ids)
-        if changed, !relationship.isOrdered, !snapshot.isEmpty, case .objects(let saved) = snapshot[slot],
-           saved.count == ids.count, ids.allSatisfy(saved.contains) {
-            // Back to the saved members (a member removed and added again): the saved order,
-            // so the slot equals its snapshot and the save sees no change to write.
-            values[slot] = snapshot[slot]
-        } else {
-            values[slot] = .objects(ids)
-        }
+        values[slot] = changed ? toManyValue(relationship, ids) : .objects(ids)
         guard changed else { return }
         if let stack = context.undoStack, !state.contains(.insertedInOpenUndoGroup) { stack.record(undo()) }
         markChanged(in: context)
