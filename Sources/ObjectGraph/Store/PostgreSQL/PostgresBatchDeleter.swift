@@ -28,15 +28,15 @@ struct PostgresBatchDeleteSQL: SQLBatchDeleteBackend {
     /// (PostgreSQL's EvalPlanQual), so a row moved out of the predicate meanwhile is skipped.
     static func rowLock(_ alias: String) -> String { " FOR UPDATE OF \(alias)" }
 
-    static func keyLists(_ keys: [Int64]) -> [(sql: String, arguments: [SQLiteValue])] {
+    static func keyLists(_ keys: [Int64]) -> [(sql: String, arguments: [SQLValue])] {
         keys.chunks(5000).map { ("SELECT unnest(?::bigint[])", [.text(PostgresStore.keyArray($0))]) }
     }
 
-    static func keyConditions(_ column: String, _ keys: [Int64]) -> [(sql: String, arguments: [SQLiteValue])] {
+    static func keyConditions(_ column: String, _ keys: [Int64]) -> [(sql: String, arguments: [SQLValue])] {
         keys.chunks(5000).map { ("\(column) = ANY(?::bigint[])", [.text(PostgresStore.keyArray($0))]) }
     }
 
-    func ids(_ sql: String, _ arguments: [SQLiteValue]) throws -> [ObjectID] {
+    func ids(_ sql: String, _ arguments: [SQLValue]) throws -> [ObjectID] {
         let layout = store.layout
         let store = store.identity
         var result: [ObjectID] = []
@@ -47,15 +47,15 @@ struct PostgresBatchDeleteSQL: SQLBatchDeleteBackend {
         return result
     }
 
-    @discardableResult func run(_ sql: String, _ arguments: [SQLiteValue]) throws -> Int {
+    @discardableResult func run(_ sql: String, _ arguments: [SQLValue]) throws -> Int {
         try session.execute(sql, arguments)
     }
 
-    func scalar(_ sql: String) throws -> SQLiteValue? {
+    func scalar(_ sql: String) throws -> SQLValue? {
         try session.scalar(sql)
     }
 
-    func keep(_ select: String, _ arguments: [SQLiteValue]) throws {
+    func keep(_ select: String, _ arguments: [SQLValue]) throws {
         try session.execute("CREATE TEMP TABLE IF NOT EXISTS og_batch_keys (pk bigint PRIMARY KEY) ON COMMIT DELETE ROWS")
         try session.execute("DELETE FROM pg_temp.og_batch_keys")
         try session.execute("INSERT INTO pg_temp.og_batch_keys " + select, arguments)
@@ -70,7 +70,7 @@ struct PostgresBatchDeleteSQL: SQLBatchDeleteBackend {
         return (ids.count, ids)
     }
 
-    func readRows(_ sql: String, _ arguments: [SQLiteValue], into rows: inout [StoreRow]) throws {
+    func readRows(_ sql: String, _ arguments: [SQLValue], into rows: inout [StoreRow]) throws {
         let codec = store.rowCodec
         try session.query(sql, arguments) { columns in
             if let row = codec.decode(columns) { rows.append(row) }

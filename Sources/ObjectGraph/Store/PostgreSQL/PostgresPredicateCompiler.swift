@@ -10,7 +10,7 @@ import Foundation
 /// and predicate functions the `og_` functions of the schema (PostgresSchema+Functions).
 struct PostgresPredicateCompiler {
     let layout: StoreLayout
-    private(set) var arguments: [SQLiteValue] = []
+    private(set) var arguments: [SQLValue] = []
     private var aliasCounter = 0
 
     init(layout: StoreLayout) {

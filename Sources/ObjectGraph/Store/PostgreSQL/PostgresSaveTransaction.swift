@@ -49,7 +49,7 @@ struct PostgresSaveTransaction {
 
     /// A slot value of `object` as its column stores it; object IDs as their (new) primary
     /// keys. Text holding NUL is refused: PostgreSQL's text cannot hold it.
-    private func stored(_ value: SlotValue, of object: ManagedObject, slot: Int) throws -> SQLiteValue {
+    private func stored(_ value: SlotValue, of object: ManagedObject, slot: Int) throws -> SQLValue {
         if case .object(let id) = value { return .integer(keys.storedKey(id)) }
         let stored = value.storedValue
         if case .text(let text) = stored, text.utf8.contains(0) {
@@ -59,7 +59,7 @@ struct PostgresSaveTransaction {
     }
 
     /// The `Z_ENT` of a to-one's destination, or NULL.
-    private func entityNumber(_ value: SlotValue) -> SQLiteValue {
+    private func entityNumber(_ value: SlotValue) -> SQLValue {
         if case .object(let id) = value { return .integer(layout.mappings[id.entity.index].entityNumber) }
         return .null
     }
@@ -90,7 +90,7 @@ struct PostgresSaveTransaction {
             let row = "(?, \(mapping.entityNumber), 1" + String(repeating: ", ?", count: width - 1) + ")"
             let head = "INSERT INTO \(mapping.table.name) (\(columns.joined(separator: ", "))) VALUES "
             for chunk in objects.chunks(max(1, Self.parameterLimit / width)) {
-                var arguments: [SQLiteValue] = []
+                var arguments: [SQLValue] = []
                 arguments.reserveCapacity(chunk.count * width)
                 for object in chunk {
                     precondition(object.values.count == plan.slotCount, "ManagedRecord: \(object.objectID) has no values to save")
@@ -133,7 +133,7 @@ struct PostgresSaveTransaction {
                        _ mapping: EntityMapping) throws -> Bool {
         precondition(values.count == mapping.savePlan.slotCount, "ManagedRecord: \(object.objectID) has no values to save")
         var assignments = ["Z_OPT = ?"]
-        var arguments: [SQLiteValue] = [.integer(version + 1)]
+        var arguments: [SQLValue] = [.integer(version + 1)]
         try mapping.savePlan.storedSlots(of: changed).forEach { slot in
             guard let column = mapping.columnBySlot[slot] else { return }
             assignments.append("\(column) = ?")

@@ -10,7 +10,7 @@ struct PostgresSelect {
     /// The `ORDER BY` terms, or empty.
     let orderBy: String
     /// Parameters of the `WHERE` clause, then of the `ORDER BY` terms.
-    let arguments: [SQLiteValue]
+    let arguments: [SQLValue]
     let query: StoreQuery
 
     init(_ query: StoreQuery, layout: StoreLayout) {
@@ -50,7 +50,7 @@ struct PostgresSelect {
     }
 
     /// `LIMIT ? OFFSET ?` with its two values appended to `arguments`, or nothing.
-    static func pagingClause(limit: Int, offset: Int, arguments: inout [SQLiteValue]) -> String {
+    static func pagingClause(limit: Int, offset: Int, arguments: inout [SQLValue]) -> String {
         guard limit > 0 || offset > 0 else { return "" }
         var clause = ""
         if limit > 0 {

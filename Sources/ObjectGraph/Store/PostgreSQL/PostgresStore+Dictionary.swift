@@ -7,7 +7,7 @@ extension PostgresStore {
         let entity = request.query.entity
         var compiler = PostgresPredicateCompiler(layout: layout)
         var terms: [String] = []
-        var expressions: [(sql: String, parameters: [SQLiteValue])] = []
+        var expressions: [(sql: String, parameters: [SQLValue])] = []
         for (index, column) in request.columns.enumerated() {
             let mark = compiler.arguments.count
             let value = compiler.expression(column.path)
@@ -29,7 +29,7 @@ extension PostgresStore {
         }
         if let having = request.having {
             // PostgreSQL's HAVING cannot name the select list's aliases: the columns' SQL again.
-            var names: [String: (sql: String, parameters: [SQLiteValue])] = [:]
+            var names: [String: (sql: String, parameters: [SQLValue])] = [:]
             for (index, column) in request.columns.enumerated() {
                 var sql = expressions[index].sql
                 if let function = column.function {

@@ -29,7 +29,7 @@ extension PostgresStore {
     }
 
     /// The IDs in the first two columns (`Z_PK`, `Z_ENT`) of `sql`'s rows.
-    func objectIDs(_ session: PostgresSession, _ sql: String, _ arguments: [SQLiteValue]) throws -> [ObjectID] {
+    func objectIDs(_ session: PostgresSession, _ sql: String, _ arguments: [SQLValue]) throws -> [ObjectID] {
         var ids: [ObjectID] = []
         let layout = layout
         let store = identity
@@ -131,7 +131,7 @@ extension PostgresStore {
     }
 
     /// A cell of an aggregate query, in the stored form of the result.
-    func aggregateResult(_ function: AggregateFunction, _ type: AttributeType?, _ cell: SQLiteValue,
+    func aggregateResult(_ function: AggregateFunction, _ type: AttributeType?, _ cell: SQLValue,
                          kind: ValueKind, path: BoundPath) -> SlotValue {
         if case .null = cell { return .null }
         switch function {
@@ -173,7 +173,7 @@ extension PostgresStore {
     }
 
     /// A cell read as the stored form of what `path` ends at.
-    func slotValue(_ cell: SQLiteValue, kind: ValueKind, path: BoundPath?) -> SlotValue {
+    func slotValue(_ cell: SQLValue, kind: ValueKind, path: BoundPath?) -> SlotValue {
         if case .null = cell { return .null }
         if let path {
             switch path.terminal {
@@ -190,7 +190,7 @@ extension PostgresStore {
     }
 }
 
-extension SQLiteValue {
+extension SQLValue {
     /// The text of a `.text` value, else nil.
     var textValue: String? {
         if case .text(let text) = self { return text }

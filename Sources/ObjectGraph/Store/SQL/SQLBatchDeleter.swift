@@ -12,24 +12,24 @@ protocol SQLBatchDeleteBackend {
     /// when it still meets the `WHERE` clause, so what the batch writes still matches.
     static func rowLock(_ alias: String) -> String
     /// The contents of `IN (...)` naming `keys`, and its arguments, per chunk.
-    static func keyLists(_ keys: [Int64]) -> [(sql: String, arguments: [SQLiteValue])]
+    static func keyLists(_ keys: [Int64]) -> [(sql: String, arguments: [SQLValue])]
     /// A condition that `column` is one of `keys`, and its arguments, per chunk.
-    static func keyConditions(_ column: String, _ keys: [Int64]) -> [(sql: String, arguments: [SQLiteValue])]
+    static func keyConditions(_ column: String, _ keys: [Int64]) -> [(sql: String, arguments: [SQLValue])]
     /// The IDs a statement selecting `Z_PK, Z_ENT` reads.
-    func ids(_ sql: String, _ arguments: [SQLiteValue]) throws -> [ObjectID]
+    func ids(_ sql: String, _ arguments: [SQLValue]) throws -> [ObjectID]
     /// Runs a statement; returns how many rows it changed.
-    @discardableResult func run(_ sql: String, _ arguments: [SQLiteValue]) throws -> Int
+    @discardableResult func run(_ sql: String, _ arguments: [SQLValue]) throws -> Int
     /// The value of a statement's first column in its first row.
-    func scalar(_ sql: String) throws -> SQLiteValue?
+    func scalar(_ sql: String) throws -> SQLValue?
     /// Empties ``keptKeys`` (creating it when needed) and fills it with the keys `select` reads.
-    func keep(_ select: String, _ arguments: [SQLiteValue]) throws
+    func keep(_ select: String, _ arguments: [SQLValue]) throws
     /// The last primary key handed out for `root`'s table.
     func lastReservedKey(root: EntityDescription) throws -> Int64
     /// Deletes the rows of `table` that `whereClause` admits; returns how many, and their IDs
     /// when the store reports them.
     func deleteRows(_ table: String, _ whereClause: String) throws -> (count: Int, ids: [ObjectID])
     /// Appends the rows a statement selecting a table's `selectList` reads.
-    func readRows(_ sql: String, _ arguments: [SQLiteValue], into rows: inout [StoreRow]) throws
+    func readRows(_ sql: String, _ arguments: [SQLValue], into rows: inout [StoreRow]) throws
 }
 
 /// The work of a batch delete in a SQL store: selects, follows delete rules (cascade, nullify,
@@ -116,7 +116,7 @@ struct SQLBatchDeleter<Backend: SQLBatchDeleteBackend> {
     }
 
     /// The contents of `IN (...)` naming `keys` and its arguments, per chunk.
-    private func chunks(_ keys: KeySource) -> [(sql: String, arguments: [SQLiteValue])] {
+    private func chunks(_ keys: KeySource) -> [(sql: String, arguments: [SQLValue])] {
         switch keys {
         case .kept: return [("SELECT pk FROM \(Backend.keptKeys)", [])]
         case .rows(let mapping, let sub): return [("SELECT t.Z_PK FROM \(mapping.table.name) t" + Self.whereClause(mapping.entityCondition(includesSubentities: sub)), [])]

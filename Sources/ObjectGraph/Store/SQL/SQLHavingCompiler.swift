@@ -22,12 +22,12 @@ struct SQLHavingDialect: Sendable {
 /// Compiles a having predicate: comparisons between fetched columns and constants.
 struct SQLHavingCompiler {
     /// Each fetched column's SQL as the having clause names it, and the parameters it binds, by name.
-    let names: [String: (sql: String, parameters: [SQLiteValue])]
+    let names: [String: (sql: String, parameters: [SQLValue])]
     let entity: EntityDescription
     let dialect: SQLHavingDialect
-    var arguments: [SQLiteValue] = []
+    var arguments: [SQLValue] = []
 
-    init(names: [String: (sql: String, parameters: [SQLiteValue])], entity: EntityDescription, dialect: SQLHavingDialect) {
+    init(names: [String: (sql: String, parameters: [SQLValue])], entity: EntityDescription, dialect: SQLHavingDialect) {
         self.names = names
         self.entity = entity
         self.dialect = dialect

@@ -9,10 +9,10 @@ protocol SQLSelectPlan {
     /// The `ORDER BY` terms, or empty.
     var orderBy: String { get }
     /// Parameters of the `WHERE` clause, then of the `ORDER BY` terms.
-    var arguments: [SQLiteValue] { get }
+    var arguments: [SQLValue] { get }
     var query: StoreQuery { get }
     /// The dialect's clause for a page (`limit` 0: no limit), its values appended to `arguments`.
-    static func pagingClause(limit: Int, offset: Int, arguments: inout [SQLiteValue]) -> String
+    static func pagingClause(limit: Int, offset: Int, arguments: inout [SQLValue]) -> String
 }
 
 extension SQLSelectPlan {
@@ -21,7 +21,7 @@ extension SQLSelectPlan {
 
     /// `SELECT columns FROM table t WHERE ...`, with the query's order when `ordered` and its
     /// page when `paged`, and the parameters.
-    func sql(_ columns: String, ordered: Bool = true, paged: Bool = true) -> (sql: String, arguments: [SQLiteValue]) {
+    func sql(_ columns: String, ordered: Bool = true, paged: Bool = true) -> (sql: String, arguments: [SQLValue]) {
         var sql = "SELECT \(columns) FROM \(table) t" + whereClause
         if ordered && !orderBy.isEmpty { sql += " ORDER BY " + orderBy }
         var arguments = arguments

@@ -24,15 +24,15 @@ struct SQLiteBatchDeleteSQL: SQLBatchDeleteBackend {
     /// Nothing: the write transaction (`BEGIN IMMEDIATE`) keeps every other writer out.
     static func rowLock(_ alias: String) -> String { "" }
 
-    static func keyLists(_ keys: [Int64]) -> [(sql: String, arguments: [SQLiteValue])] {
+    static func keyLists(_ keys: [Int64]) -> [(sql: String, arguments: [SQLValue])] {
         keys.chunks(500).map { (marks($0.count), $0.map { .integer($0) }) }
     }
 
-    static func keyConditions(_ column: String, _ keys: [Int64]) -> [(sql: String, arguments: [SQLiteValue])] {
+    static func keyConditions(_ column: String, _ keys: [Int64]) -> [(sql: String, arguments: [SQLValue])] {
         keys.chunks(500).map { ("\(column) IN (\(marks($0.count)))", $0.map { .integer($0) }) }
     }
 
-    func ids(_ sql: String, _ arguments: [SQLiteValue]) throws -> [ObjectID] {
+    func ids(_ sql: String, _ arguments: [SQLValue]) throws -> [ObjectID] {
         let layout = store.layout
         let store = store.identity
         var result: [ObjectID] = []
@@ -43,15 +43,15 @@ struct SQLiteBatchDeleteSQL: SQLBatchDeleteBackend {
         return result
     }
 
-    @discardableResult func run(_ sql: String, _ arguments: [SQLiteValue]) throws -> Int {
+    @discardableResult func run(_ sql: String, _ arguments: [SQLValue]) throws -> Int {
         try connection.run(sql, arguments)
     }
 
-    func scalar(_ sql: String) throws -> SQLiteValue? {
+    func scalar(_ sql: String) throws -> SQLValue? {
         try connection.scalar(sql)
     }
 
-    func keep(_ select: String, _ arguments: [SQLiteValue]) throws {
+    func keep(_ select: String, _ arguments: [SQLValue]) throws {
         try connection.execute("CREATE TEMP TABLE IF NOT EXISTS og_batch_keys (pk INTEGER PRIMARY KEY)")
         try connection.run("DELETE FROM temp.og_batch_keys")
         try connection.run("INSERT INTO temp.og_batch_keys " + select, arguments)
@@ -65,7 +65,7 @@ struct SQLiteBatchDeleteSQL: SQLBatchDeleteBackend {
         (try connection.run("DELETE FROM \(table)" + whereClause), [])
     }
 
-    func readRows(_ sql: String, _ arguments: [SQLiteValue], into rows: inout [StoreRow]) throws {
+    func readRows(_ sql: String, _ arguments: [SQLValue], into rows: inout [StoreRow]) throws {
         let codec = store.rowCodec
         try connection.query(sql, arguments) { statement in
             if let row = codec.decode(statement) { rows.append(row) }

@@ -12,7 +12,7 @@ import Foundation
 /// `MATCHES` call `og_str`, the Swift function that ``StringComparison`` implements.
 struct SQLitePredicateCompiler {
     let layout: StoreLayout
-    private(set) var arguments: [SQLiteValue] = []
+    private(set) var arguments: [SQLValue] = []
     private var aliasCounter = 0
 
     init(layout: StoreLayout) {

@@ -9,7 +9,7 @@ struct SQLiteSelect {
     /// The `ORDER BY` terms, or empty.
     let orderBy: String
     /// Parameters of the `WHERE` clause, then of the `ORDER BY` terms.
-    let arguments: [SQLiteValue]
+    let arguments: [SQLValue]
     let query: StoreQuery
 
     init(_ query: StoreQuery, layout: StoreLayout) {
@@ -41,7 +41,7 @@ struct SQLiteSelect {
 
     /// `LIMIT ? OFFSET ?` with its two values appended to `arguments` (bound, so every page
     /// of a request shares one SQL text and one prepared statement), or nothing.
-    static func pagingClause(limit: Int, offset: Int, arguments: inout [SQLiteValue]) -> String {
+    static func pagingClause(limit: Int, offset: Int, arguments: inout [SQLValue]) -> String {
         guard limit > 0 || offset > 0 else { return "" }
         arguments += [.integer(Int64(limit > 0 ? limit : -1)), .integer(Int64(max(0, offset)))]
         return " LIMIT ? OFFSET ?"

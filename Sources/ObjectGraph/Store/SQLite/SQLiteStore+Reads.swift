@@ -27,7 +27,7 @@ extension SQLiteStore {
     }
 
     /// The IDs in the first two columns (`Z_PK`, `Z_ENT`) of `sql`'s rows.
-    func objectIDs(_ connection: SQLiteConnection, _ sql: String, _ arguments: [SQLiteValue]) throws -> [ObjectID] {
+    func objectIDs(_ connection: SQLiteConnection, _ sql: String, _ arguments: [SQLValue]) throws -> [ObjectID] {
         var ids: [ObjectID] = []
         let layout = layout
         let store = identity
@@ -57,7 +57,7 @@ extension SQLiteStore {
             let table = layout.mappings[root.index].table
             for chunk in group.chunks(500) {
                 let sql = "SELECT \(table.selectList) FROM \(table.name) t WHERE t.Z_PK IN (\(ParameterList.placeholders(chunk.count)))"
-                var arguments: [SQLiteValue] = []
+                var arguments: [SQLValue] = []
                 ParameterList.append(chunk.map { .integer($0.key) }, to: &arguments)
                 try read { connection in
                     try connection.query(sql, arguments) { statement in
@@ -79,7 +79,7 @@ extension SQLiteStore {
         for chunk in owners.chunks(500) {
             // SQLite reads `IN (?)` with one value as `= ?`.
             let sql = "SELECT \(destination.table.selectList), \(ownerColumn) FROM \(from) WHERE \(ownerColumn) IN (\(ParameterList.placeholders(chunk.count))) ORDER BY \(ownerColumn)\(order)"
-            var arguments: [SQLiteValue] = []
+            var arguments: [SQLValue] = []
             ParameterList.append(chunk.map { .integer($0) }, to: &arguments)
             try read { connection in
                 try connection.query(sql, arguments) { statement in

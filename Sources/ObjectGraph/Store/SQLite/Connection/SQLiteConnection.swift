@@ -97,7 +97,7 @@ final class SQLiteConnection {
     }
 
     /// Runs `sql` with `arguments` and calls `row` for every result row.
-    func query(_ sql: String, _ arguments: [SQLiteValue] = [], row: (SQLiteStatement) throws -> Void) throws {
+    func query(_ sql: String, _ arguments: [SQLValue] = [], row: (SQLiteStatement) throws -> Void) throws {
         let statement = try prepare(sql)
         defer { statement.reset() }
         try statement.bind(arguments)
@@ -106,7 +106,7 @@ final class SQLiteConnection {
 
     /// Runs `sql` with `arguments`, ignoring rows, and returns the number of rows changed.
     @discardableResult
-    func run(_ sql: String, _ arguments: [SQLiteValue] = []) throws -> Int {
+    func run(_ sql: String, _ arguments: [SQLValue] = []) throws -> Int {
         let statement = try prepare(sql)
         defer { statement.reset() }
         try statement.bind(arguments)
@@ -115,8 +115,8 @@ final class SQLiteConnection {
     }
 
     /// The first column of the first row, or nil.
-    func scalar(_ sql: String, _ arguments: [SQLiteValue] = []) throws -> SQLiteValue? {
-        var result: SQLiteValue?
+    func scalar(_ sql: String, _ arguments: [SQLValue] = []) throws -> SQLValue? {
+        var result: SQLValue?
         try query(sql, arguments) { statement in
             if result == nil { result = statement.value(0) }
         }
