@@ -16,25 +16,11 @@ extension SQLBatchDeleter where Backend == PostgresBatchDeleteSQL {
 /// bound, since keys are reserved outside the saving transactions here, so a row with a key
 /// below the bound may be committed after this delete and must not be taken for deleted.
 struct PostgresBatchDeleteSQL: SQLBatchDeleteBackend {
+    typealias Dialect = PostgresDialect
     let store: PostgresStore
     let session: PostgresSession
 
     var layout: StoreLayout { store.layout }
-
-    static var keptKeys: String { "pg_temp.og_batch_keys" }
-
-    /// `FOR UPDATE OF alias`: at READ COMMITTED, a row another transaction holds is waited
-    /// for, then its committed version is checked against the `WHERE` clause again
-    /// (PostgreSQL's EvalPlanQual), so a row moved out of the predicate meanwhile is skipped.
-    static func rowLock(_ alias: String) -> String { " FOR UPDATE OF \(alias)" }
-
-    static func keyLists(_ keys: [Int64]) -> [(sql: String, arguments: [SQLValue])] {
-        keys.chunks(5000).map { ("SELECT unnest(?::bigint[])", [.text(PostgresStore.keyArray($0))]) }
-    }
-
-    static func keyConditions(_ column: String, _ keys: [Int64]) -> [(sql: String, arguments: [SQLValue])] {
-        keys.chunks(5000).map { ("\(column) = ANY(?::bigint[])", [.text(PostgresStore.keyArray($0))]) }
-    }
 
     func ids(_ sql: String, _ arguments: [SQLValue]) throws -> [ObjectID] {
         let layout = store.layout
@@ -57,8 +43,8 @@ struct PostgresBatchDeleteSQL: SQLBatchDeleteBackend {
 
     func keep(_ select: String, _ arguments: [SQLValue]) throws {
         try session.execute("CREATE TEMP TABLE IF NOT EXISTS og_batch_keys (pk bigint PRIMARY KEY) ON COMMIT DELETE ROWS")
-        try session.execute("DELETE FROM pg_temp.og_batch_keys")
-        try session.execute("INSERT INTO pg_temp.og_batch_keys " + select, arguments)
+        try session.execute("DELETE FROM \(Dialect.keptKeys)")
+        try session.execute("INSERT INTO \(Dialect.keptKeys) " + select, arguments)
     }
 
     func lastReservedKey(root: EntityDescription) throws -> Int64 {

@@ -2,7 +2,7 @@ import Foundation
 
 /// Reads rows of a table's select list (`Z_PK, Z_ENT, Z_OPT, <columns>`), as the driver
 /// hands them over (``SQLValue``s), into stored rows: the PostgreSQL counterpart of
-/// ``RowCodec``, with the same values (dates and doubles as `.double`, Decimals rounded to
+/// ``SQLiteRowCodec``, with the same values (dates and doubles as `.double`, Decimals rounded to
 /// the 15 digits they were stored with, UUIDs from 16 bytes, booleans as 0 or 1).
 struct PostgresRowCodec {
     let layout: StoreLayout

@@ -30,7 +30,7 @@ struct PostgresSaveTransaction {
         outcome.keys = keys
         try insertRows()
         var mergeConflicts: [MergeConflictError.Conflict] = []
-        for change in request.updated { try update(change, &outcome, &mergeConflicts) }
+        for change in request.updated { try update(change, outcome: &outcome, conflicts: &mergeConflicts) }
         for object in request.deleted { try delete(object, &mergeConflicts) }
         if !mergeConflicts.isEmpty { throw MergeConflictError(conflicts: mergeConflicts) }
         var plans = SavePlans(layout)
@@ -106,30 +106,17 @@ struct PostgresSaveTransaction {
         }
     }
 
-    private func update(_ change: Update, _ outcome: inout SaveOutcome, _ conflicts: inout [MergeConflictError.Conflict]) throws {
+    private func update(_ change: Update, outcome: inout SaveOutcome, conflicts: inout [MergeConflictError.Conflict]) throws {
         let object = change.object
         let mapping = layout.mappings[object.entity.index]
-        if try write(object.values, change.changes, version: object.version, object, mapping) { return }
-        // The row changed (or vanished) since it was read: lock it as it is now.
-        let row = try currentRow(of: object, mapping)
-        switch SaveConflictResolution.resolve(object, values: object.values, changed: change.changes, stored: row, policy: policy, mapping: mapping) {
-        case .conflict(let storeVersion):
-            conflicts.append(.init(objectID: object.objectID, snapshotVersion: object.version, storeVersion: storeVersion))
-        case .vanished:
-            outcome.vanished.append(object)
-        case .keepStored(let stored, let storedVersion):
-            outcome.resolved[ObjectIdentifier(object)] = (stored, storedVersion)
-        case .rewrite(let merged, let slots, let storedVersion):
-            guard try write(merged, slots, version: storedVersion, object, mapping) else {
-                conflicts.append(.init(objectID: object.objectID, snapshotVersion: object.version, storeVersion: storedVersion))
-                return
-            }
-            outcome.resolved[ObjectIdentifier(object)] = (merged, storedVersion + 1)
-        }
+        // A row changed since it was read is locked as it is now (currentRow).
+        try SaveConflictResolution.update(change, policy: policy, mapping: mapping, outcome: &outcome, conflicts: &conflicts,
+                                          currentRow: { try currentRow(of: object, mapping) },
+                                          write: { try write($0, changed: $1, version: $2, of: object, mapping) })
     }
 
     /// UPDATE with the version check; false when no row had that version.
-    private func write(_ values: ContiguousArray<SlotValue>, _ changed: ChangedSlots, version: Int64, _ object: ManagedObject,
+    private func write(_ values: ContiguousArray<SlotValue>, changed: ChangedSlots, version: Int64, of object: ManagedObject,
                        _ mapping: EntityMapping) throws -> Bool {
         precondition(values.count == mapping.savePlan.slotCount, "ManagedRecord: \(object.objectID) has no values to save")
         var assignments = ["Z_OPT = ?"]
@@ -159,19 +146,17 @@ struct PostgresSaveTransaction {
     private func delete(_ object: ManagedObject, _ conflicts: inout [MergeConflictError.Conflict]) throws {
         let mapping = layout.mappings[object.entity.index]
         let pk = object.objectID.key
-        let count = try session.execute("DELETE FROM \(mapping.table.name) WHERE Z_PK = ? AND Z_OPT = ?", [.integer(pk), .integer(object.version)])
-        if count == 0 {
-            // Not at the version read: gone already (fine), or changed by someone else.
+        let deleted = try SaveConflictResolution.delete(object, policy: policy, conflicts: &conflicts, deleteAtVersion: {
+            try session.execute("DELETE FROM \(mapping.table.name) WHERE Z_PK = ? AND Z_OPT = ?", [.integer(pk), .integer(object.version)])
+        }, currentVersion: {
             guard case .integer(let current)? = try session.scalar("SELECT Z_OPT FROM \(mapping.table.name) WHERE Z_PK = ? FOR UPDATE", [.integer(pk)]) else {
-                return
+                return nil
             }
-            if policy == .error {
-                conflicts.append(.init(objectID: object.objectID, snapshotVersion: object.version, storeVersion: current))
-                return
-            }
+            return current
+        }, deleteAnyVersion: {
             try session.execute("DELETE FROM \(mapping.table.name) WHERE Z_PK = ?", [.integer(pk)])
-        }
-        try deleteJoinRows(mapping, pk)
+        })
+        if deleted { try deleteJoinRows(mapping, pk) }
     }
 
     private func deleteJoinRows(_ mapping: EntityMapping, _ pk: Int64) throws {
@@ -197,25 +182,25 @@ struct PostgresSaveTransaction {
                     try session.execute("DELETE FROM \(join.name) WHERE \(join.ownerColumn) = ?", [.integer(owner)])
                     if !now.isEmpty {
                         try session.execute("INSERT INTO \(join.name) (\(join.ownerColumn), \(join.memberColumn), \(orderColumn)) SELECT ?, m, p FROM unnest(?::bigint[]) WITH ORDINALITY AS u(m, p) ON CONFLICT DO NOTHING",
-                                            [.integer(owner), .text(PostgresStore.keyArray(now.map(key)))])
+                                            [.integer(owner), .text(PostgresDialect.keyArray(now.map(key)))])
                     }
                     continue
                 }
                 let removed = before.filter { !now.contains($0) }.map(key)
                 if !removed.isEmpty {
                     try session.execute("DELETE FROM \(join.name) WHERE \(join.ownerColumn) = ? AND \(join.memberColumn) = ANY(?::bigint[])",
-                                        [.integer(owner), .text(PostgresStore.keyArray(removed))])
+                                        [.integer(owner), .text(PostgresDialect.keyArray(removed))])
                 }
                 let added = now.filter { !before.contains($0) }.map(key)
                 if !added.isEmpty {
                     try session.execute("INSERT INTO \(join.name) (\(join.ownerColumn), \(join.memberColumn)) SELECT ?, m FROM unnest(?::bigint[]) AS u(m) ON CONFLICT DO NOTHING",
-                                        [.integer(owner), .text(PostgresStore.keyArray(added))])
+                                        [.integer(owner), .text(PostgresDialect.keyArray(added))])
                 }
             } else if let orderColumn = mapping.orderColumnBySlot[slot],
                       let table = object.entity.relationshipAtSlot[slot]?.destinationEntity.root, !now.isEmpty {
                 let name = layout.mappings[table.index].table.name
                 try session.execute("UPDATE \(name) SET \(orderColumn) = u.p FROM unnest(?::bigint[]) WITH ORDINALITY AS u(m, p) WHERE \(name).Z_PK = u.m",
-                                    [.text(PostgresStore.keyArray(now.map(key)))])
+                                    [.text(PostgresDialect.keyArray(now.map(key)))])
             }
         }
     }

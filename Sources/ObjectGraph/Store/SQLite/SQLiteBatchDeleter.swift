@@ -9,28 +9,14 @@ extension SQLBatchDeleter where Backend == SQLiteBatchDeleteSQL {
     }
 }
 
-/// The statements of a batch delete on a SQLite connection: the selection is kept in
-/// `temp.og_batch_keys`; other keys are bound 500 at a time.
+/// The statements of a batch delete on a SQLite connection (``SQLiteDialect``): the selection
+/// is kept in `temp.og_batch_keys`; other keys are bound 500 at a time.
 struct SQLiteBatchDeleteSQL: SQLBatchDeleteBackend {
+    typealias Dialect = SQLiteDialect
     let store: SQLiteStore
     let connection: SQLiteConnection
 
     var layout: StoreLayout { store.layout }
-
-    private static func marks(_ count: Int) -> String { Array(repeating: "?", count: count).joined(separator: ", ") }
-
-    static var keptKeys: String { "temp.og_batch_keys" }
-
-    /// Nothing: the write transaction (`BEGIN IMMEDIATE`) keeps every other writer out.
-    static func rowLock(_ alias: String) -> String { "" }
-
-    static func keyLists(_ keys: [Int64]) -> [(sql: String, arguments: [SQLValue])] {
-        keys.chunks(500).map { (marks($0.count), $0.map { .integer($0) }) }
-    }
-
-    static func keyConditions(_ column: String, _ keys: [Int64]) -> [(sql: String, arguments: [SQLValue])] {
-        keys.chunks(500).map { ("\(column) IN (\(marks($0.count)))", $0.map { .integer($0) }) }
-    }
 
     func ids(_ sql: String, _ arguments: [SQLValue]) throws -> [ObjectID] {
         let layout = store.layout
@@ -53,8 +39,8 @@ struct SQLiteBatchDeleteSQL: SQLBatchDeleteBackend {
 
     func keep(_ select: String, _ arguments: [SQLValue]) throws {
         try connection.execute("CREATE TEMP TABLE IF NOT EXISTS og_batch_keys (pk INTEGER PRIMARY KEY)")
-        try connection.run("DELETE FROM temp.og_batch_keys")
-        try connection.run("INSERT INTO temp.og_batch_keys " + select, arguments)
+        try connection.run("DELETE FROM \(Dialect.keptKeys)")
+        try connection.run("INSERT INTO \(Dialect.keptKeys) " + select, arguments)
     }
 
     func lastReservedKey(root: EntityDescription) throws -> Int64 {

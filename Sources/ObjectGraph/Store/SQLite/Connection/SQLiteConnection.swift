@@ -57,7 +57,7 @@ final class SQLiteConnection {
     }
 
     /// A cached prepared statement for `sql`, reset and with bindings cleared.
-    func prepare(_ sql: String) throws -> SQLiteStatement {
+    func cachedStatement(_ sql: String) throws -> SQLiteStatement {
         try checkOpen(sql)
         trace?(sql)
         useClock &+= 1
@@ -98,7 +98,7 @@ final class SQLiteConnection {
 
     /// Runs `sql` with `arguments` and calls `row` for every result row.
     func query(_ sql: String, _ arguments: [SQLValue] = [], row: (SQLiteStatement) throws -> Void) throws {
-        let statement = try prepare(sql)
+        let statement = try cachedStatement(sql)
         defer { statement.reset() }
         try statement.bind(arguments)
         while try statement.step() { try row(statement) }
@@ -107,7 +107,7 @@ final class SQLiteConnection {
     /// Runs `sql` with `arguments`, ignoring rows, and returns the number of rows changed.
     @discardableResult
     func run(_ sql: String, _ arguments: [SQLValue] = []) throws -> Int {
-        let statement = try prepare(sql)
+        let statement = try cachedStatement(sql)
         defer { statement.reset() }
         try statement.bind(arguments)
         while try statement.step() {}
