@@ -1,5 +1,4 @@
 import Foundation
-import OrderedCollections
 
 /// The writes of one save in PostgreSQL, inside one transaction on one connection.
 ///
@@ -138,8 +137,7 @@ struct PostgresSaveTransaction {
     private func currentRow(of object: ManagedObject, _ mapping: EntityMapping) throws -> StoreRow? {
         let codec = PostgresRowCodec(layout: layout, store: store)
         var row: StoreRow?
-        try session.query("SELECT \(mapping.table.selectList) FROM \(mapping.table.name) t WHERE t.Z_PK = ? FOR UPDATE",
-                          [.integer(object.objectID.key)]) { row = codec.decode($0) }
+        try session.query(mapping.lockedRowSQL(in: PostgresDialect.self), [.integer(object.objectID.key)]) { row = codec.decode($0) }
         return row
     }
 
@@ -149,9 +147,7 @@ struct PostgresSaveTransaction {
         let deleted = try SaveConflictResolution.delete(object, policy: policy, conflicts: &conflicts, deleteAtVersion: {
             try session.execute("DELETE FROM \(mapping.table.name) WHERE Z_PK = ? AND Z_OPT = ?", [.integer(pk), .integer(object.version)])
         }, currentVersion: {
-            guard case .integer(let current)? = try session.scalar("SELECT Z_OPT FROM \(mapping.table.name) WHERE Z_PK = ? FOR UPDATE", [.integer(pk)]) else {
-                return nil
-            }
+            guard case .integer(let current)? = try session.scalar(mapping.lockedVersionSQL(in: PostgresDialect.self), [.integer(pk)]) else { return nil }
             return current
         }, deleteAnyVersion: {
             try session.execute("DELETE FROM \(mapping.table.name) WHERE Z_PK = ?", [.integer(pk)])
@@ -168,39 +164,30 @@ struct PostgresSaveTransaction {
 
     // MARK: To-many storage
 
-    /// Join-table rows and ordering columns of the to-many relationships that changed.
+    /// Join-table rows and ordering columns of the to-many relationships that changed
+    /// (``ToManyWrite``), a statement each, the keys as one `bigint[]` parameter.
     private func writeToMany(_ object: ManagedObject, _ plan: EntitySavePlan) throws {
-        let mapping = layout.mappings[object.entity.index]
-        let owner = keys.storedKey(object.objectID)
-        for slot in plan.toManyWriteSlots {
-            guard case .objects(let now) = object.values[slot] else { continue }
-            let before = object.snapshot.isEmpty ? OrderedSet<ObjectID>() : (object.snapshot[slot].objectIDs ?? [])
-            if now == before && !object.snapshot.isEmpty { continue }
-            let key = { (id: ObjectID) in id.isTemporaryID ? keys.key(for: id) ?? id.key : id.key }
-            if let join = mapping.joinTableBySlot[slot], join.isWritingSide {
-                if let orderColumn = join.orderColumn {
-                    try session.execute("DELETE FROM \(join.name) WHERE \(join.ownerColumn) = ?", [.integer(owner)])
-                    if !now.isEmpty {
-                        try session.execute("INSERT INTO \(join.name) (\(join.ownerColumn), \(join.memberColumn), \(orderColumn)) SELECT ?, m, p FROM unnest(?::bigint[]) WITH ORDINALITY AS u(m, p) ON CONFLICT DO NOTHING",
-                                            [.integer(owner), .text(PostgresDialect.keyArray(now.map(key)))])
-                    }
-                    continue
-                }
-                let removed = before.filter { !now.contains($0) }.map(key)
+        let (owner, writes) = ToManyWrite.writes(of: object, plan: plan, layout: layout, keys: keys)
+        for write in writes {
+            switch write {
+            case .orderedJoin(let join, let orderColumn, let members):
+                try session.execute("DELETE FROM \(join.name) WHERE \(join.ownerColumn) = ?", [.integer(owner)])
+                guard !members.isEmpty else { continue }
+                try session.execute("INSERT INTO \(join.name) (\(join.ownerColumn), \(join.memberColumn), \(orderColumn)) SELECT ?, m, p FROM unnest(?::bigint[]) WITH ORDINALITY AS u(m, p) ON CONFLICT DO NOTHING",
+                                    [.integer(owner), .text(PostgresDialect.keyArray(members))])
+            case .join(let join, let removed, let added):
                 if !removed.isEmpty {
                     try session.execute("DELETE FROM \(join.name) WHERE \(join.ownerColumn) = ? AND \(join.memberColumn) = ANY(?::bigint[])",
                                         [.integer(owner), .text(PostgresDialect.keyArray(removed))])
                 }
-                let added = now.filter { !before.contains($0) }.map(key)
                 if !added.isEmpty {
                     try session.execute("INSERT INTO \(join.name) (\(join.ownerColumn), \(join.memberColumn)) SELECT ?, m FROM unnest(?::bigint[]) AS u(m) ON CONFLICT DO NOTHING",
                                         [.integer(owner), .text(PostgresDialect.keyArray(added))])
                 }
-            } else if let orderColumn = mapping.orderColumnBySlot[slot],
-                      let table = object.entity.relationshipAtSlot[slot]?.destinationEntity.root, !now.isEmpty {
-                let name = layout.mappings[table.index].table.name
-                try session.execute("UPDATE \(name) SET \(orderColumn) = u.p FROM unnest(?::bigint[]) WITH ORDINALITY AS u(m, p) WHERE \(name).Z_PK = u.m",
-                                    [.text(PostgresDialect.keyArray(now.map(key)))])
+            case .order(let table, let orderColumn, let members):
+                guard !members.isEmpty else { continue }
+                try session.execute("UPDATE \(table) SET \(orderColumn) = u.p FROM unnest(?::bigint[]) WITH ORDINALITY AS u(m, p) WHERE \(table).Z_PK = u.m",
+                                    [.text(PostgresDialect.keyArray(members))])
             }
         }
     }

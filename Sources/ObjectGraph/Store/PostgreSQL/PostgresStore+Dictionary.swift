@@ -4,14 +4,16 @@ import Foundation
 extension PostgresStore {
     func dictionaryRows(_ request: DictionaryQuery) throws -> [[SlotValue]] {
         let (sql, arguments) = try SQLSelect<PostgresDialect>.dictionarySQL(request, layout: layout)
-        var rows: [[SlotValue]] = []
-        try session { session in
-            try session.query(sql, arguments) { cells in
-                rows.append(request.row(
-                    aggregate: { aggregateResult($2, $1.path.attributeType, cells[$0], kind: $1.kind, path: $1.path) },
-                    value: { slotValue(cells[$0], kind: $1.kind, path: $1.path) }))
-            }
+        return try session { session in
+            var rows: [[SlotValue]] = []
+            try session.query(sql, arguments) { rows.append(dictionaryRow(request, cells: $0)) }
+            return rows
         }
-        return rows
+    }
+
+    /// One row of a dictionary fetch, from its cells (column `i` in cell `i`).
+    private func dictionaryRow(_ request: DictionaryQuery, cells: [SQLValue]) -> [SlotValue] {
+        request.row(aggregate: { aggregateResult($2, $1.path.attributeType, cells[$0], kind: $1.kind, path: $1.path) },
+                    value: { slotValue(cells[$0], kind: $1.kind, path: $1.path) })
     }
 }

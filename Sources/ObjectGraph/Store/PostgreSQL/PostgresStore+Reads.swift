@@ -7,12 +7,11 @@ extension PostgresStore {
 
     func fetchRows(_ query: StoreQuery, _ row: (StoreRow) throws -> Void) throws {
         let select = SQLSelect<PostgresDialect>(query, layout: layout)
-        let (sql, arguments) = select.sql(select.mapping.table.selectList)
-        let codec = rowCodec
-        let entity = query.entity
         // Rows are decoded as they arrive; `row` is called after the statement finished, so a
         // caller that reads the store again from `row` never needs a second connection.
         var rows: [StoreRow] = []
+        let (codec, entity) = (rowCodec, query.entity)
+        let (sql, arguments) = select.rowsSQL
         try session { session in
             try session.query(sql, arguments) { columns in
                 guard let decoded = codec.decode(columns) else { return }
@@ -25,27 +24,12 @@ extension PostgresStore {
 
     func fetchObjectIDs(_ query: StoreQuery) throws -> [ObjectID] {
         let (sql, arguments) = SQLSelect<PostgresDialect>(query, layout: layout).sql("t.Z_PK, t.Z_ENT")
-        return try session { try objectIDs($0, sql, arguments) }
-    }
-
-    /// The IDs in the first two columns (`Z_PK`, `Z_ENT`) of `sql`'s rows.
-    func objectIDs(_ session: PostgresSession, _ sql: String, _ arguments: [SQLValue]) throws -> [ObjectID] {
-        var ids: [ObjectID] = []
-        let layout = layout
-        let store = identity
-        try session.query(sql, arguments) { row in
-            guard case .integer(let key) = row[0], case .integer(let number) = row[1], let concrete = layout.entitiesByNumber[number] else { return }
-            ids.append(ObjectID(entity: concrete, store: store, primaryKey: key))
-        }
-        return ids
+        return try session { try $0.objectIDs(sql, arguments, layout: layout, store: identity) }
     }
 
     func count(_ query: StoreQuery, excluding excluded: [Int64]) throws -> Int {
         let (sql, arguments) = SQLSelect<PostgresDialect>(query, layout: layout).countSQL(excluding: excluded)
-        return try session { session in
-            if case .integer(let value)? = try session.scalar(sql, arguments) { return Int(value) }
-            return 0
-        }
+        return try session { Int(try $0.scalar(sql, arguments)?.integerValue ?? 0) }
     }
 
     func rows(of ids: [ObjectID], _ row: (StoreRow) throws -> Void) throws {
@@ -140,13 +124,5 @@ extension PostgresStore {
             }
         }
         return PostgresRowCodec.untyped(cell)
-    }
-}
-
-extension SQLValue {
-    /// The text of a `.text` value, else nil.
-    var textValue: String? {
-        if case .text(let text) = self { return text }
-        return nil
     }
 }

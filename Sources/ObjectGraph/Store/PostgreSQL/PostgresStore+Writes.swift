@@ -83,7 +83,7 @@ extension PostgresStore {
         try checkWritable()
         let select = SQLSelect<PostgresDialect>(query, layout: layout)
         return try transaction { session in
-            var deleter = PostgresBatchDeleter(store: self, session: session)
+            var deleter = SQLBatchDeleter(PostgresBatchDeleteSQL(store: self, session: session))
             let (count, listed) = try deleter.deleteSelection(select, listingIDs: listingIDs)
             let nullified = try deleter.readRows(deleter.nullified)
             var notice = PostgresChangeNotice(sender: senderID)
@@ -105,7 +105,7 @@ extension PostgresStore {
         }
         let select = SQLSelect<PostgresDialect>(query, layout: layout)
         return try transaction { session in
-            let rows = try PostgresBatchDeleter(store: self, session: session).update(select, values)
+            let rows = try SQLBatchDeleter(PostgresBatchDeleteSQL(store: self, session: session)).update(select, values)
             var notice = PostgresChangeNotice(sender: senderID)
             notice.updated = rows.map { noticePair($0.id) }
             try notify(notice, session)

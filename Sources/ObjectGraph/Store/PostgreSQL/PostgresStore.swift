@@ -184,6 +184,15 @@ struct PostgresSession {
         return rows
     }
 
+    /// The IDs in the first two columns (`Z_PK`, `Z_ENT`) of the rows `sql` reads, of
+    /// `layout`'s entities in `store`.
+    func objectIDs(_ sql: String, _ parameters: [SQLValue], layout: StoreLayout, store: StoreIdentity) throws -> [ObjectID] {
+        try rows(sql, parameters).compactMap { row in
+            guard let key = row[0].integerValue, let number = row[1].integerValue else { return nil }
+            return layout.objectID(key: key, entityNumber: number, store: store)
+        }
+    }
+
     /// The first column of the first row, or nil.
     func scalar(_ sql: String, _ parameters: [SQLValue] = []) throws -> SQLValue? {
         var value: SQLValue?

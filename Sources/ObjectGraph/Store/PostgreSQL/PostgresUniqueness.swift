@@ -17,13 +17,7 @@ struct PostgresUniqueness {
     /// ``SaveRequest/uniquenessConflicts(in:storedIDs:)``).
     func conflicts() throws -> [ConstraintConflictError.Conflict] {
         try request.uniquenessConflicts(in: layout) { sql, values in
-            var ids: [ObjectID] = []
-            try session.query(sql, values.map(\.storedValue)) { row in
-                guard case .integer(let key) = row[0], case .integer(let number) = row[1],
-                      let entity = layout.entitiesByNumber[number] else { return }
-                ids.append(ObjectID(entity: entity, store: store, primaryKey: key))
-            }
-            return ids
+            try session.objectIDs(sql, values.map(\.storedValue), layout: layout, store: store)
         }
     }
 }

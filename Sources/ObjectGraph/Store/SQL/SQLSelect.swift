@@ -38,6 +38,9 @@ struct SQLSelect<Dialect: SQLDialect> {
         return (sql, arguments)
     }
 
+    /// The statement reading the selected rows (the table's select list), ordered and paged.
+    var rowsSQL: (sql: String, arguments: [SQLValue]) { sql(mapping.table.selectList) }
+
     /// `whereClause` and `condition`.
     private func adding(_ condition: String) -> String {
         (whereClause.isEmpty ? " WHERE " : " AND ") + condition
@@ -82,6 +85,19 @@ struct SQLSelect<Dialect: SQLDialect> {
         var sql = "SELECT value FROM (\(distinct)) AS d ORDER BY value"
         sql += Dialect.pagingClause(limit: query.limit, offset: query.offset, arguments: &arguments)
         return (sql, arguments)
+    }
+}
+
+extension EntityMapping {
+    /// The row of the key bound to `?`, locked until the transaction ends (the dialect's row
+    /// lock): a save resolving a conflict reads the row as it is now.
+    func lockedRowSQL<Dialect: SQLDialect>(in _: Dialect.Type) -> String {
+        "SELECT \(table.selectList) FROM \(table.name) t WHERE t.Z_PK = ?" + Dialect.rowLock("t")
+    }
+
+    /// The version (`Z_OPT`) of the row of the key bound to `?`, locked like ``lockedRowSQL(in:)``.
+    func lockedVersionSQL<Dialect: SQLDialect>(in _: Dialect.Type) -> String {
+        "SELECT t.Z_OPT FROM \(table.name) t WHERE t.Z_PK = ?" + Dialect.rowLock("t")
     }
 }
 

@@ -1,16 +1,8 @@
 import Foundation
 
-/// The SQLite work of a batch delete, inside the write transaction (``SQLBatchDeleter``).
-typealias SQLiteBatchDeleter = SQLBatchDeleter<SQLiteBatchDeleteSQL>
-
-extension SQLBatchDeleter where Backend == SQLiteBatchDeleteSQL {
-    init(store: SQLiteStore, connection: SQLiteConnection) {
-        self.init(SQLiteBatchDeleteSQL(store: store, connection: connection))
-    }
-}
-
-/// The statements of a batch delete on a SQLite connection (``SQLiteDialect``): the selection
-/// is kept in `temp.og_batch_keys`; other keys are bound 500 at a time.
+/// The statements of a batch request (``SQLBatchDeleter``) on the SQLite writer, inside the
+/// write transaction (``SQLiteDialect``): the selection is kept in `temp.og_batch_keys`;
+/// other keys are bound 500 at a time.
 struct SQLiteBatchDeleteSQL: SQLBatchDeleteBackend {
     typealias Dialect = SQLiteDialect
     let store: SQLiteStore
@@ -19,14 +11,7 @@ struct SQLiteBatchDeleteSQL: SQLBatchDeleteBackend {
     var layout: StoreLayout { store.layout }
 
     func ids(_ sql: String, _ arguments: [SQLValue]) throws -> [ObjectID] {
-        let layout = store.layout
-        let store = store.identity
-        var result: [ObjectID] = []
-        try connection.query(sql, arguments) { statement in
-            guard let entity = layout.entitiesByNumber[statement.int64(1)] else { return }
-            result.append(ObjectID(entity: entity, store: store, primaryKey: statement.int64(0)))
-        }
-        return result
+        try store.objectIDs(connection, sql, arguments)
     }
 
     @discardableResult func run(_ sql: String, _ arguments: [SQLValue]) throws -> Int {

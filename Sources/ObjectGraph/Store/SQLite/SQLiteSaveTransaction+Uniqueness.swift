@@ -26,8 +26,7 @@ extension SQLiteSaveTransaction {
             for (index, value) in values.enumerated() { try SQLiteRowCodec.bind(value, to: statement, at: Int32(index), keys: [:]) }
             var ids: [ObjectID] = []
             while try statement.step() {
-                guard let entity = layout.entitiesByNumber[statement.int64(1)] else { continue }
-                ids.append(ObjectID(entity: entity, store: store, primaryKey: statement.int64(0)))
+                if let id = layout.objectID(key: statement.int64(0), entityNumber: statement.int64(1), store: store) { ids.append(id) }
             }
             return ids
         }

@@ -1,5 +1,4 @@
 import Foundation
-import OrderedCollections
 
 /// The writes of one save in SQLite, inside one `BEGIN IMMEDIATE` transaction on the writer.
 ///
@@ -199,10 +198,10 @@ struct SQLiteSaveTransaction {
 
     private func currentRow(of object: ManagedObject, _ mapping: EntityMapping) throws -> StoreRow? {
         let codec = SQLiteRowCodec(layout: layout, store: store)
-        var row: StoreRow?
-        try connection.query("SELECT \(mapping.table.selectList) FROM \(mapping.table.name) t WHERE t.Z_PK = ?",
-                             [.integer(object.objectID.key)]) { row = codec.decode($0) }
-        return row
+        let statement = try connection.cachedStatement(mapping.lockedRowSQL(in: SQLiteDialect.self))
+        defer { statement.reset() }
+        try statement.bindInt64(object.objectID.key, at: 0)
+        return try statement.step() ? codec.decode(statement) : nil
     }
 
     private func delete(_ object: ManagedObject, _ conflicts: inout [MergeConflictError.Conflict]) throws {
@@ -215,9 +214,8 @@ struct SQLiteSaveTransaction {
             try statement.run()
             return connection.changes
         }, currentVersion: {
-            var current: Int64?
-            try connection.query("SELECT Z_OPT FROM \(mapping.table.name) WHERE Z_PK = ?", [.integer(pk)]) { current = $0.int64(0) }
-            return current
+            if case .integer(let current)? = try connection.scalar(mapping.lockedVersionSQL(in: SQLiteDialect.self), [.integer(pk)]) { return current }
+            return nil
         }, deleteAnyVersion: {
             try connection.run("DELETE FROM \(mapping.table.name) WHERE Z_PK = ?", [.integer(pk)])
         })
@@ -228,38 +226,30 @@ struct SQLiteSaveTransaction {
 
     // MARK: To-many storage
 
-    /// Join-table rows and ordering columns of the to-many relationships that changed.
+    /// Join-table rows and ordering columns of the to-many relationships that changed
+    /// (``ToManyWrite``), a statement a row.
     private func writeToMany(of object: ManagedObject, plan: EntitySavePlan, keys: TemporaryKeys) throws {
-        let mapping = layout.mappings[object.entity.index]
-        let owner = keys.storedKey(object.objectID)
-        for slot in plan.toManyWriteSlots {
-            guard case .objects(let now) = object.values[slot] else { continue }
-            let before = object.snapshot.isEmpty ? OrderedSet<ObjectID>() : (object.snapshot[slot].objectIDs ?? [])
-            if now == before && !object.snapshot.isEmpty { continue }
-            let key = { (id: ObjectID) in id.isTemporaryID ? keys.key(for: id) ?? id.key : id.key }
-            if let join = mapping.joinTableBySlot[slot], join.isWritingSide {
-                if let orderColumn = join.orderColumn {
-                    try connection.run("DELETE FROM \(join.name) WHERE \(join.ownerColumn) = ?", [.integer(owner)])
-                    for (position, id) in now.enumerated() {
-                        try connection.run("INSERT INTO \(join.name) (\(join.ownerColumn), \(join.memberColumn), \(orderColumn)) VALUES (?, ?, ?)",
-                                           [.integer(owner), .integer(key(id)), .integer(Int64(position + 1))])
-                    }
-                    continue
+        let (owner, writes) = ToManyWrite.writes(of: object, plan: plan, layout: layout, keys: keys)
+        for write in writes {
+            switch write {
+            case .orderedJoin(let join, let orderColumn, let members):
+                try connection.run("DELETE FROM \(join.name) WHERE \(join.ownerColumn) = ?", [.integer(owner)])
+                for (position, member) in members.enumerated() {
+                    try connection.run("INSERT INTO \(join.name) (\(join.ownerColumn), \(join.memberColumn), \(orderColumn)) VALUES (?, ?, ?)",
+                                       [.integer(owner), .integer(member), .integer(Int64(position + 1))])
                 }
-                for id in before where !now.contains(id) {
+            case .join(let join, let removed, let added):
+                for member in removed {
                     try connection.run("DELETE FROM \(join.name) WHERE \(join.ownerColumn) = ? AND \(join.memberColumn) = ?",
-                                       [.integer(owner), .integer(key(id))])
+                                       [.integer(owner), .integer(member)])
                 }
-                for id in now where !before.contains(id) {
+                for member in added {
                     try connection.run("INSERT OR IGNORE INTO \(join.name) (\(join.ownerColumn), \(join.memberColumn)) VALUES (?, ?)",
-                                       [.integer(owner), .integer(key(id))])
+                                       [.integer(owner), .integer(member)])
                 }
-            } else if let orderColumn = mapping.orderColumnBySlot[slot],
-                      let table = object.entity.relationshipAtSlot[slot]?.destinationEntity.root {
-                let name = layout.mappings[table.index].table.name
-                for (position, id) in now.enumerated() {
-                    try connection.run("UPDATE \(name) SET \(orderColumn) = ? WHERE Z_PK = ?",
-                                       [.integer(Int64(position + 1)), .integer(key(id))])
+            case .order(let table, let orderColumn, let members):
+                for (position, member) in members.enumerated() {
+                    try connection.run("UPDATE \(table) SET \(orderColumn) = ? WHERE Z_PK = ?", [.integer(Int64(position + 1)), .integer(member)])
                 }
             }
         }

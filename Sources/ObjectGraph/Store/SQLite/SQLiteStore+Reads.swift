@@ -6,7 +6,7 @@ extension SQLiteStore {
 
     func fetchRows(_ query: StoreQuery, _ row: (StoreRow) throws -> Void) throws {
         let select = SQLSelect<SQLiteDialect>(query, layout: layout)
-        let (sql, arguments) = select.sql(select.mapping.table.selectList)
+        let (sql, arguments) = select.rowsSQL
         let codec = rowCodec
         let entity = query.entity
         try read { connection in
@@ -29,21 +29,16 @@ extension SQLiteStore {
     /// The IDs in the first two columns (`Z_PK`, `Z_ENT`) of `sql`'s rows.
     func objectIDs(_ connection: SQLiteConnection, _ sql: String, _ arguments: [SQLValue]) throws -> [ObjectID] {
         var ids: [ObjectID] = []
-        let layout = layout
-        let store = identity
+        let (layout, store) = (layout, identity)
         try connection.query(sql, arguments) { statement in
-            guard let concrete = layout.entitiesByNumber[statement.int64(1)] else { return }
-            ids.append(ObjectID(entity: concrete, store: store, primaryKey: statement.int64(0)))
+            if let id = layout.objectID(key: statement.int64(0), entityNumber: statement.int64(1), store: store) { ids.append(id) }
         }
         return ids
     }
 
     func count(_ query: StoreQuery, excluding excluded: [Int64]) throws -> Int {
         let (sql, arguments) = SQLSelect<SQLiteDialect>(query, layout: layout).countSQL(excluding: excluded)
-        return try read { connection in
-            if case .integer(let value)? = try connection.scalar(sql, arguments) { return Int(value) }
-            return 0
-        }
+        return try read { Int(try $0.scalar(sql, arguments)?.integerValue ?? 0) }
     }
 
     func rows(of ids: [ObjectID], _ row: (StoreRow) throws -> Void) throws {

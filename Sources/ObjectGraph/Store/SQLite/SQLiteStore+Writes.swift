@@ -23,7 +23,7 @@ extension SQLiteStore {
     func batchDelete(_ query: StoreQuery, listingIDs: Bool) throws -> BatchDeleteOutcome {
         let select = SQLSelect<SQLiteDialect>(query, layout: layout)
         return try write { connection in
-            var deleter = SQLiteBatchDeleter(store: self, connection: connection)
+            var deleter = SQLBatchDeleter(SQLiteBatchDeleteSQL(store: self, connection: connection))
             let (count, listed) = try deleter.deleteSelection(select, listingIDs: listingIDs)
             return BatchDeleteOutcome(count: count, listed: listed, deleted: deleter.deleted, cascaded: deleter.cascaded,
                                       deletedEntities: deleter.deletedEntities, nullified: try deleter.readRows(deleter.nullified))
@@ -33,7 +33,7 @@ extension SQLiteStore {
     func batchUpdate(_ query: StoreQuery, _ values: [(attribute: AttributeDescription, value: SlotValue)]) throws -> [StoreRow] {
         let select = SQLSelect<SQLiteDialect>(query, layout: layout)
         return try write { connection in
-            try SQLiteBatchDeleter(store: self, connection: connection).update(select, values)
+            try SQLBatchDeleter(SQLiteBatchDeleteSQL(store: self, connection: connection)).update(select, values)
         }
     }
 }

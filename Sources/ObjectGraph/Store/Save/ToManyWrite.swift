@@ -1,0 +1,42 @@
+import Foundation
+import OrderedCollections
+
+/// What a save writes for one changed to-many relationship of an object, the same decision
+/// in every store (each store spells the statements): join-table rows (many-to-many, on the
+/// side that writes them) or the destinations' order column (an ordered one-to-many).
+enum ToManyWrite {
+    /// An ordered many-to-many: the owner's join rows replaced by `members`, in order
+    /// (positions from 1).
+    case orderedJoin(JoinTableMapping, orderColumn: String, members: [Int64])
+    /// A many-to-many: the join rows of `removed` deleted, rows for `added` inserted.
+    case join(JoinTableMapping, removed: [Int64], added: [Int64])
+    /// An ordered one-to-many: the order column of `members` (rows of `table`) set to their
+    /// positions, from 1.
+    case order(table: String, orderColumn: String, members: [Int64])
+
+    /// The writes for the to-many relationships of `object` that changed (every one when it
+    /// is inserted), with the owner's key; keys of objects inserted by this save from `keys`.
+    static func writes(of object: ManagedObject, plan: EntitySavePlan, layout: StoreLayout,
+                       keys: TemporaryKeys) -> (owner: Int64, writes: [ToManyWrite]) {
+        let mapping = layout.mappings[object.entity.index]
+        let owner = keys.storedKey(object.objectID)
+        let key = { (id: ObjectID) in id.isTemporaryID ? keys.key(for: id) ?? id.key : id.key }
+        var writes: [ToManyWrite] = []
+        for slot in plan.toManyWriteSlots {
+            guard case .objects(let now) = object.values[slot] else { continue }
+            let before = object.snapshot.isEmpty ? OrderedSet<ObjectID>() : (object.snapshot[slot].objectIDs ?? [])
+            if now == before && !object.snapshot.isEmpty { continue }
+            if let join = mapping.joinTableBySlot[slot], join.isWritingSide {
+                if let orderColumn = join.orderColumn {
+                    writes.append(.orderedJoin(join, orderColumn: orderColumn, members: now.map(key)))
+                } else {
+                    writes.append(.join(join, removed: before.filter { !now.contains($0) }.map(key), added: now.filter { !before.contains($0) }.map(key)))
+                }
+            } else if let orderColumn = mapping.orderColumnBySlot[slot],
+                      let table = object.entity.relationshipAtSlot[slot]?.destinationEntity.root {
+                writes.append(.order(table: layout.mappings[table.index].table.name, orderColumn: orderColumn, members: now.map(key)))
+            }
+        }
+        return (owner, writes)
+    }
+}
