@@ -13,7 +13,7 @@ extension PostgresStore {
 
     /// One row of a dictionary fetch, from its cells (column `i` in cell `i`).
     private func dictionaryRow(_ request: DictionaryQuery, cells: [SQLValue]) -> [SlotValue] {
-        request.row(aggregate: { aggregateResult($2, $1.path.attributeType, cells[$0], kind: $1.kind, path: $1.path) },
+        request.row(aggregate: { aggregateResult($2, type: $1.path.attributeType, cells[$0], kind: $1.kind, path: $1.path) },
                     value: { slotValue(cells[$0], kind: $1.kind, path: $1.path) })
     }
 }

@@ -69,14 +69,14 @@ extension PostgresStore {
         var result: SlotValue = .null
         try session { session in
             try session.query(sql, arguments) { row in
-                result = aggregateResult(function, path.attributeType, row[0], kind: kind, path: path)
+                result = aggregateResult(function, type: path.attributeType, row[0], kind: kind, path: path)
             }
         }
         return result
     }
 
     /// A cell of an aggregate query, in the stored form of the result.
-    func aggregateResult(_ function: AggregateFunction, _ type: AttributeType?, _ cell: SQLValue,
+    func aggregateResult(_ function: AggregateFunction, type: AttributeType?, _ cell: SQLValue,
                          kind: ValueKind, path: BoundPath) -> SlotValue {
         if case .null = cell { return .null }
         switch function {

@@ -1,7 +1,7 @@
 import Foundation
 
 /// Uniqueness constraints of a save in PostgreSQL: the conflicts a save would create (the
-/// same answer as ``SQLiteSaveTransaction/uniquenessConflicts()``), checked before it writes.
+/// same check as SQLite's, ``SaveRequest/uniquenessConflicts(in:storedIDs:)``), before it writes.
 ///
 /// The check reads committed rows; two processes saving equal values at the same moment are
 /// kept apart by the unique index of each constraint: the later insert fails with SQLSTATE

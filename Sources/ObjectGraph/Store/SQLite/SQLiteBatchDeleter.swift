@@ -11,7 +11,7 @@ struct SQLiteBatchDeleteSQL: SQLBatchDeleteBackend {
     var layout: StoreLayout { store.layout }
 
     func ids(_ sql: String, _ arguments: [SQLValue]) throws -> [ObjectID] {
-        try store.objectIDs(connection, sql, arguments)
+        try store.objectIDs(sql, arguments, on: connection)
     }
 
     @discardableResult func run(_ sql: String, _ arguments: [SQLValue]) throws -> Int {

@@ -8,7 +8,7 @@ extension SQLiteStore {
         try read { connection in
             try connection.query(sql, arguments) { statement in
                 rows.append(request.row(
-                    aggregate: { aggregateResult($2, $1.path.attributeType, statement, Int32($0), kind: $1.kind, path: $1.path) },
+                    aggregate: { aggregateResult($2, type: $1.path.attributeType, statement, column: Int32($0), kind: $1.kind, path: $1.path) },
                     value: { slotValue(statement, Int32($0), kind: $1.kind, path: $1.path) }))
             }
         }

@@ -23,11 +23,11 @@ extension SQLiteStore {
 
     func fetchObjectIDs(_ query: StoreQuery) throws -> [ObjectID] {
         let (sql, arguments) = SQLSelect<SQLiteDialect>(query, layout: layout).sql("t.Z_PK, t.Z_ENT")
-        return try read { try objectIDs($0, sql, arguments) }
+        return try read { try objectIDs(sql, arguments, on: $0) }
     }
 
     /// The IDs in the first two columns (`Z_PK`, `Z_ENT`) of `sql`'s rows.
-    func objectIDs(_ connection: SQLiteConnection, _ sql: String, _ arguments: [SQLValue]) throws -> [ObjectID] {
+    func objectIDs(_ sql: String, _ arguments: [SQLValue], on connection: SQLiteConnection) throws -> [ObjectID] {
         var ids: [ObjectID] = []
         let (layout, store) = (layout, identity)
         try connection.query(sql, arguments) { statement in
@@ -75,14 +75,14 @@ extension SQLiteStore {
         var result: SlotValue = .null
         try read { connection in
             try connection.query(sql, arguments) { statement in
-                result = aggregateResult(function, path.attributeType, statement, 0, kind: kind, path: path)
+                result = aggregateResult(function, type: path.attributeType, statement, column: 0, kind: kind, path: path)
             }
         }
         return result
     }
 
     /// Column `column` of an aggregate query, in the stored form of the result.
-    func aggregateResult(_ function: AggregateFunction, _ type: AttributeType?, _ statement: SQLiteStatement, _ column: Int32,
+    func aggregateResult(_ function: AggregateFunction, type: AttributeType?, _ statement: SQLiteStatement, column: Int32,
                          kind: ValueKind, path: BoundPath) -> SlotValue {
         if statement.isNull(column) { return .null }
         switch function {
