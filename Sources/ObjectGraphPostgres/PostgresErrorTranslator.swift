@@ -86,14 +86,8 @@ struct PostgresErrorTranslator: Sendable {
     /// A failure of `statement` on an open connection.
     func statementFailure(_ error: any Error, statement: String?) -> StatementFailure {
         if error is PostgresBlockingBridge.DeadlinePassed {
-            return StatementFailure(
-                error: StoreError(
-                    .timeout, url: address.url,
-                    "\(server) did not answer within \(timeout); the connection was closed, and the server rolls back a transaction under way. Check that the server is reachable and not overloaded, or give the driver a longer timeout.",
-                    underlying: error
-                ),
-                connectionBroke: true
-            )
+            return failure(.timeout, "\(server) did not answer within \(timeout); the connection was closed, and the server rolls back a transaction under way. Check that the server is reachable and not overloaded, or give the driver a longer timeout.",
+                underlying: error, connectionBroke: true)
         }
         guard let psqlError = error as? PSQLError else {
             return lost(error)
@@ -105,27 +99,20 @@ struct PostgresErrorTranslator: Sendable {
             .messageDecodingFailure, .unexpectedBackendMessage:
             return lost(psqlError)
         default:
-            return StatementFailure(
-                error: StoreError(
-                    .serverError, url: address.url,
-                    "The statement could not be run (\(psqlError.code)). Check the statement and its parameters.",
-                    underlying: psqlError
-                ),
-                connectionBroke: false
-            )
+            return failure(.serverError, "The statement could not be run (\(psqlError.code)). Check the statement and its parameters.",
+                underlying: psqlError, connectionBroke: false)
         }
+    }
+
+    /// A failure with a ``StoreError`` of `code` about this server.
+    private func failure(_ code: StoreError.Code, _ message: String, underlying: any Error & Sendable, connectionBroke: Bool) -> StatementFailure {
+        StatementFailure(error: StoreError(code, url: address.url, message, underlying: underlying), connectionBroke: connectionBroke)
     }
 
     /// The connection broke: `.connectionLost`.
     func lost(_ error: any Error) -> StatementFailure {
-        StatementFailure(
-            error: StoreError(
-                .connectionLost, url: address.url,
-                "The connection to \(server) broke (\(Self.summary(of: error))); the server rolled back a transaction under way. Run the work again: the next call connects anew.",
-                underlying: error
-            ),
-            connectionBroke: true
-        )
+        failure(.connectionLost, "The connection to \(server) broke (\(Self.summary(of: error))); the server rolled back a transaction under way. Run the work again: the next call connects anew.",
+            underlying: error, connectionBroke: true)
     }
 
     private func serverFailure(_ error: PSQLError, statement: String?) -> StatementFailure {
@@ -137,26 +124,15 @@ struct PostgresErrorTranslator: Sendable {
         if let severity = info?[.severity], severity == "FATAL" || severity == "PANIC" { return lost(error) }
         if sqlState.hasPrefix("08") { return lost(error) }
         if sqlState == "57014" {
-            return StatementFailure(
-                error: StoreError(
-                    .timeout, url: address.url,
-                    "The statement ran longer than the driver's timeout of \(timeout) and \(server) cancelled it; a transaction under way must be rolled back. Find what blocks it (a lock another connection holds) or give the driver a longer timeout.",
-                    underlying: DatabaseServerError(sqlState: sqlState, message: message, statement: statement)
-                ),
-                connectionBroke: false
-            )
+            return failure(.timeout, "The statement ran longer than the driver's timeout of \(timeout) and \(server) cancelled it; a transaction under way must be rolled back. Find what blocks it (a lock another connection holds) or give the driver a longer timeout.",
+                underlying: DatabaseServerError(sqlState: sqlState, message: message, statement: statement), connectionBroke: false)
         }
         var text = "\(server) refused the statement: \(message) (SQLSTATE \(sqlState))."
         if let detail = info?[.detail] { text += " \(detail)" }
         if let hint = info?[.hint] { text += " Hint: \(hint)" }
         text += " " + advice(sqlState)
-        return StatementFailure(
-            error: StoreError(
-                .serverError, url: address.url, text,
-                underlying: DatabaseServerError(sqlState: sqlState, message: message, statement: statement)
-            ),
-            connectionBroke: false
-        )
+        return failure(.serverError, text,
+            underlying: DatabaseServerError(sqlState: sqlState, message: message, statement: statement), connectionBroke: false)
     }
 
     /// A short account of `error` for messages and logs. PSQLError's own description is a

@@ -30,10 +30,10 @@ final class PostgresSession: DatabaseServerSession {
         self.driverIsClosed = driverIsClosed
     }
 
-    func query(_ sql: String, _ parameters: [SQLiteValue], _ row: ([SQLiteValue]) throws -> Void) throws {
+    func query(_ sql: String, _ parameters: [SQLValue], _ row: ([SQLValue]) throws -> Void) throws {
         let result = try run(sql, parameters)
         for postgresRow in result.rows {
-            var values: [SQLiteValue] = []
+            var values: [SQLValue] = []
             values.reserveCapacity(postgresRow.count)
             for cell in postgresRow {
                 do {
@@ -51,7 +51,7 @@ final class PostgresSession: DatabaseServerSession {
     }
 
     @discardableResult
-    func execute(_ sql: String, _ parameters: [SQLiteValue]) throws -> Int {
+    func execute(_ sql: String, _ parameters: [SQLValue]) throws -> Int {
         // The command tag's count: "UPDATE 3", "INSERT 0 1", "DELETE 2", "MERGE 4" (which
         // postgres-nio leaves unparsed); none for "CREATE TABLE".
         let metadata = try run(sql, parameters).metadata
@@ -61,7 +61,7 @@ final class PostgresSession: DatabaseServerSession {
     }
 
     /// Runs `sql` and waits for all its rows.
-    private func run(_ sql: String, _ parameters: [SQLiteValue]) throws(StoreError) -> PostgresQueryResult {
+    private func run(_ sql: String, _ parameters: [SQLValue]) throws(StoreError) -> PostgresQueryResult {
         if driverIsClosed() { throw errors.closed }
         if connectionBroke || connection.isClosed {
             connectionBroke = true

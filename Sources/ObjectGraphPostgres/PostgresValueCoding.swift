@@ -2,15 +2,15 @@ import Foundation
 import ObjectGraph
 import PostgresNIO
 
-/// ``SQLiteValue``s as PostgreSQL parameters, and result cells (binary format, which
-/// postgres-nio asks for) as ``SQLiteValue``s.
+/// ``SQLValue``s as PostgreSQL parameters, and result cells (binary format, which
+/// postgres-nio asks for) as ``SQLValue``s.
 enum PostgresValueCoding {
     /// `values` as `$1`, `$2`, ...: `integer` as int8, `real` as float8, `text` as text, `blob`
     /// as bytea, and `null` as a NULL of type OID 0 (unspecified), whose type the server infers
     /// from where `$n` stands, so `WHERE x = $1` and `INSERT ... VALUES ($1)` work for a column
     /// of any type. Where nothing gives `$n` a type (`$1 IS NULL`), the server refuses a NULL
     /// with SQLSTATE 42P18: the statement must cast it (`$1::int8 IS NULL`).
-    static func bindings(_ values: [SQLiteValue]) -> PostgresBindings {
+    static func bindings(_ values: [SQLValue]) -> PostgresBindings {
         var bindings = PostgresBindings(capacity: values.count)
         for value in values {
             switch value {
@@ -38,7 +38,7 @@ enum PostgresValueCoding {
     /// timestamp, timestamptz (in UTC, PostgreSQL's ISO style) and types made with CREATE TYPE
     /// or by extensions whose binary form is text (enums, citext). Other built-in types
     /// (interval, arrays, inet, ...) throw ``UnreadableValue``: cast them to text in the SQL.
-    static func value(of cell: PostgresCell) throws -> SQLiteValue {
+    static func value(of cell: PostgresCell) throws -> SQLValue {
         guard var buffer = cell.bytes else { return .null }
         func fail(_ reason: String) -> UnreadableValue {
             UnreadableValue(column: cell.columnName, dataType: cell.dataType, reason: reason)

@@ -13,7 +13,7 @@ final class PostgresDriverTests: XCTestCase {
     func testEveryValueKindRoundTripsThroughATable() throws {
         let driver = try PostgresDriver(url: try PostgresTestServer.newDatabase("values"))
         defer { driver.close() }
-        let rows: [[SQLiteValue]] = [
+        let rows: [[SQLValue]] = [
             [.integer(1), .integer(Int64.max), .real(-2.5e-300), .text("héllo wörld ✓ 日本 👋"), .blob(Data([0, 1, 2, 255, 0]))],
             [.integer(2), .integer(Int64.min), .real(0), .text(""), .blob(Data())],
             [.integer(3), .null, .real(3.25), .text("x"), .blob(Data([7]))],
@@ -269,7 +269,7 @@ final class PostgresDriverTests: XCTestCase {
         let driver = try PostgresDriver(url: url)
         defer { driver.close() }
         let inbox = Inbox()
-        let answers = Mutex<[[[SQLiteValue]]]>([])
+        let answers = Mutex<[[[SQLValue]]]>([])
         try driver.listen("changes") { payload in
             // The handler runs off the driver's event loop, so it may call the driver.
             let answer = try? driver.withSession { try $0.rows("SELECT 1") }

@@ -206,6 +206,15 @@ struct PredicateTests {
         #expect(try context.employeeNames("hired > now()") == [])
     }
 
+    @Test("A function given nil is nil, whatever its other arguments bind", arguments: StoreKind.allCases)
+    func functionOfNil(_ kind: StoreKind) throws {
+        let context = try kind.newStore().seededCompany()
+        let everyone = try context.employeeNames("TRUEPREDICATE")
+        #expect(try context.employeeNames("(age * 2) + nil == nil") == everyone)
+        #expect(try context.employeeNames("modulus:by:(age + 1, nil) == nil") == everyone)
+        #expect(try context.employeeNames("(age * 2) + nil > 3") == [])
+    }
+
     @Test("TRUEPREDICATE and FALSEPREDICATE", arguments: StoreKind.allCases)
     func constantPredicates(_ kind: StoreKind) throws {
         let context = try kind.newStore().seededCompany()

@@ -158,7 +158,7 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {  // mutable
     public static func requiresMigration(model: ManagedObjectModel, storeURL url: URL) throws -> Bool {
         do { return try SQLiteStore.requiresMigration(model: model, url: url) }
         catch let error as SQLiteError {
-            throw StoreAccess.diagnose(error, url: url, readOnly: true, fallback: StoreError(
+            throw SQLiteFileAccess.diagnose(error, url: url, readOnly: true, fallback: StoreError(
                 .cannotOpen, url: url, "cannot read the store's metadata", underlying: error))
         }
     }

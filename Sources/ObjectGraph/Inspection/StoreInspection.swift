@@ -55,7 +55,7 @@ public struct StoreInspection: Sendable {
     /// - Throws: ``StoreError`` when the file cannot be read or is not a Core Data store.
     public init(storeURL url: URL, model: ManagedObjectModel) throws {
         let metadata = try ManagedObjectModel.storeMetadata(at: url)
-        let connection = try StoreAccess.openReadOnly(url).connection
+        let connection = try SQLiteFileAccess.openReadOnly(url).connection
         defer { connection.close() }
         do {
             var problems: [String] = []

@@ -49,7 +49,7 @@ public final class EntityDescription: @unchecked Sendable, Hashable, CustomStrin
 
     /// The values of a newly inserted object: defaults evaluated now.
     func newObjectValues() -> ContiguousArray<SlotValue> {
-        // A fresh buffer rather than a copy-on-write copy of the template (see RowCodec.decode).
+        // A fresh buffer rather than a copy-on-write copy of the template (see SQLiteRowCodec.decode).
         let template = newObjectTemplate
         var values = ContiguousArray<SlotValue>()
         values.reserveCapacity(template.count)

@@ -42,12 +42,12 @@ extension ManagedObjectModel {
         guard FileManager.default.fileExists(atPath: url.path) else {
             throw StoreError(.cannotOpen, url: url, "there is no store file here")
         }
-        try StoreAccess.check(url, readOnly: true)
+        try SQLiteFileAccess.check(url, readOnly: true)
         let connection: SQLiteConnection
         do {
-            connection = try StoreAccess.openReadOnly(url).connection
+            connection = try SQLiteFileAccess.openReadOnly(url).connection
         } catch let error as SQLiteError {
-            throw StoreAccess.diagnose(error, url: url, readOnly: true, fallback: StoreError(.cannotOpen, url: url, "cannot read the database", underlying: error))
+            throw SQLiteFileAccess.diagnose(error, url: url, readOnly: true, fallback: StoreError(.cannotOpen, url: url, "cannot read the database", underlying: error))
         }
         defer { connection.close() }
         do {
@@ -56,7 +56,7 @@ extension ManagedObjectModel {
             }
             return try SQLiteStore.readMetadata(writer: connection, url: url)
         } catch let error as SQLiteError {
-            throw StoreAccess.diagnose(error, url: url, readOnly: true, fallback: StoreError(.notADatabase, url: url, "the file cannot be read as a SQLite database", underlying: error))
+            throw SQLiteFileAccess.diagnose(error, url: url, readOnly: true, fallback: StoreError(.notADatabase, url: url, "the file cannot be read as a SQLite database", underlying: error))
         }
     }
 }

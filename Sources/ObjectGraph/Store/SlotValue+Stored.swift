@@ -4,7 +4,7 @@ extension SlotValue {
     /// The value as a Core Data store's column holds it (the same in SQLite and on a server):
     /// dates and Decimals as seconds or numbers, UUIDs as 16 bytes, URLs as text, a to-one
     /// as the destination's primary key; nothing for what no column holds.
-    var storedValue: SQLiteValue {
+    var storedValue: SQLValue {
         switch self {
         case .null, .unloaded, .objects: return .null
         case .int(let v): return .integer(v)

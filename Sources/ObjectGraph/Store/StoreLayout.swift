@@ -135,7 +135,7 @@ struct StoreLayout {
                 }
                 let inverse = relationship.inverseRelationship
                 if let inverse { done.insert(ObjectIdentifier(inverse)) }
-                let primary = Self.namingSide(relationship, inverse, numbers)
+                let primary = Self.namingSide(relationship, inverse, numbers: numbers)
                 let other = primary === relationship ? inverse : relationship
                 let owner = numbers[primary.entity.name]!
                 let table = "Z_\(owner)\(primary.name.uppercased())"
@@ -162,7 +162,7 @@ struct StoreLayout {
     }
 
     /// The side whose name the join table takes: the larger name; on a tie, the lower entity.
-    private static func namingSide(_ a: RelationshipDescription, _ b: RelationshipDescription?, _ numbers: [String: Int64]) -> RelationshipDescription {
+    private static func namingSide(_ a: RelationshipDescription, _ b: RelationshipDescription?, numbers: [String: Int64]) -> RelationshipDescription {
         guard let b else { return a }
         let (nameA, nameB) = (a.name.uppercased(), b.name.uppercased())
         if nameA != nameB { return nameA > nameB ? a : b }
@@ -192,7 +192,7 @@ struct StoreLayout {
             statements += indexStatements(for: table)
         }
         for (join, ownerColumn, memberColumn, orderColumns) in joinTables {
-            statements += joinTableStatements(join, ownerColumn, memberColumn, orderColumns)
+            statements += joinTableStatements(join, ownerColumn: ownerColumn, memberColumn: memberColumn, orderColumns: orderColumns)
         }
         statements += uniqueIndexStatements()
         statements.append("CREATE TABLE Z_PRIMARYKEY (Z_ENT INTEGER PRIMARY KEY, Z_NAME VARCHAR, Z_SUPER INTEGER, Z_MAX INTEGER)")
@@ -209,7 +209,8 @@ struct StoreLayout {
         return statements
     }
 
-    func joinTableStatements(_ join: JoinTableMapping, _ ownerColumn: String, _ memberColumn: String, _ orderColumns: [String]) -> [String] {
+    /// The table (and its member index) for `join`: its owner, member and order columns.
+    func joinTableStatements(_ join: JoinTableMapping, ownerColumn: String, memberColumn: String, orderColumns: [String]) -> [String] {
         let columns = ["\(ownerColumn) INTEGER", "\(memberColumn) INTEGER"] + orderColumns.map { "\($0) INTEGER" }
         return [
             "CREATE TABLE IF NOT EXISTS \(join.name) ( \(columns.joined(separator: ", ")), PRIMARY KEY (\(ownerColumn), \(memberColumn)) )",

@@ -1,15 +1,7 @@
 import Foundation
 
-/// The PostgreSQL work of a batch delete, inside its transaction (``SQLBatchDeleter``).
-typealias PostgresBatchDeleter = SQLBatchDeleter<PostgresBatchDeleteSQL>
-
-extension SQLBatchDeleter where Backend == PostgresBatchDeleteSQL {
-    init(store: PostgresStore, session: PostgresSession) {
-        self.init(PostgresBatchDeleteSQL(store: store, session: session))
-    }
-}
-
-/// The statements of a batch delete in a PostgreSQL session. The selection is kept in a
+/// The statements of a batch request (``SQLBatchDeleter``) in a PostgreSQL session, inside
+/// its transaction (``PostgresDialect``). The selection is kept in a
 /// temporary table of the session (`og_batch_keys`, emptied at commit); other keys go as
 /// `bigint[]` parameters, 5000 at a time. Deleting every row of whole entities reports the
 /// rows it removed, for the change notification: other processes learn the keys, not a key
@@ -18,51 +10,11 @@ extension SQLBatchDeleter where Backend == PostgresBatchDeleteSQL {
 struct PostgresBatchDeleteSQL: SQLBatchDeleteBackend {
     let store: PostgresStore
     let session: PostgresSession
-
+    typealias Dialect = PostgresDialect
     var layout: StoreLayout { store.layout }
 
-    static var keptKeys: String { "pg_temp.og_batch_keys" }
-
-    /// `FOR UPDATE OF alias`: at READ COMMITTED, a row another transaction holds is waited
-    /// for, then its committed version is checked against the `WHERE` clause again
-    /// (PostgreSQL's EvalPlanQual), so a row moved out of the predicate meanwhile is skipped.
-    static func rowLock(_ alias: String) -> String { " FOR UPDATE OF \(alias)" }
-
-    static func keyLists(_ keys: [Int64]) -> [(sql: String, arguments: [SQLiteValue])] {
-        keys.chunks(5000).map { ("SELECT unnest(?::bigint[])", [.text(PostgresStore.keyArray($0))]) }
-    }
-
-    static func keyConditions(_ column: String, _ keys: [Int64]) -> [(sql: String, arguments: [SQLiteValue])] {
-        keys.chunks(5000).map { ("\(column) = ANY(?::bigint[])", [.text(PostgresStore.keyArray($0))]) }
-    }
-
-    func ids(_ sql: String, _ arguments: [SQLiteValue]) throws -> [ObjectID] {
-        let layout = store.layout
-        let store = store.identity
-        var result: [ObjectID] = []
-        try session.query(sql, arguments) { row in
-            guard case .integer(let key) = row[0], case .integer(let number) = row[1], let entity = layout.entitiesByNumber[number] else { return }
-            result.append(ObjectID(entity: entity, store: store, primaryKey: key))
-        }
-        return result
-    }
-
-    @discardableResult func run(_ sql: String, _ arguments: [SQLiteValue]) throws -> Int {
-        try session.execute(sql, arguments)
-    }
-
-    func scalar(_ sql: String) throws -> SQLiteValue? {
-        try session.scalar(sql)
-    }
-
-    func keep(_ select: String, _ arguments: [SQLiteValue]) throws {
-        try session.execute("CREATE TEMP TABLE IF NOT EXISTS og_batch_keys (pk bigint PRIMARY KEY) ON COMMIT DELETE ROWS")
-        try session.execute("DELETE FROM pg_temp.og_batch_keys")
-        try session.execute("INSERT INTO pg_temp.og_batch_keys " + select, arguments)
-    }
-
-    func lastReservedKey(root: EntityDescription) throws -> Int64 {
-        try store.reserve(0, root: root, session)
+    func ids(_ sql: String, _ arguments: [SQLValue]) throws -> [ObjectID] {
+        try session.objectIDs(sql, arguments, layout: layout, store: store.identity)
     }
 
     func deleteRows(_ table: String, _ whereClause: String) throws -> (count: Int, ids: [ObjectID]) {
@@ -70,7 +22,25 @@ struct PostgresBatchDeleteSQL: SQLBatchDeleteBackend {
         return (ids.count, ids)
     }
 
-    func readRows(_ sql: String, _ arguments: [SQLiteValue], into rows: inout [StoreRow]) throws {
+    func keep(_ select: String, _ arguments: [SQLValue]) throws {
+        try session.execute("CREATE TEMP TABLE IF NOT EXISTS og_batch_keys (pk bigint PRIMARY KEY) ON COMMIT DELETE ROWS")
+        try session.execute("DELETE FROM \(Dialect.keptKeys)")
+        try session.execute("INSERT INTO \(Dialect.keptKeys) " + select, arguments)
+    }
+
+    @discardableResult func run(_ sql: String, _ arguments: [SQLValue]) throws -> Int {
+        try session.execute(sql, arguments)
+    }
+
+    func scalar(_ sql: String) throws -> SQLValue? {
+        try session.scalar(sql)
+    }
+
+    func lastReservedKey(root: EntityDescription) throws -> Int64 {
+        try store.reserve(0, root: root, session)
+    }
+
+    func readRows(_ sql: String, _ arguments: [SQLValue], into rows: inout [StoreRow]) throws {
         let codec = store.rowCodec
         try session.query(sql, arguments) { columns in
             if let row = codec.decode(columns) { rows.append(row) }

@@ -1,15 +1,15 @@
 import Foundation
 
 /// Reads rows of a table's select list (`Z_PK, Z_ENT, Z_OPT, <columns>`), as the driver
-/// hands them over (``SQLiteValue``s), into stored rows: the PostgreSQL counterpart of
-/// ``RowCodec``, with the same values (dates and doubles as `.double`, Decimals rounded to
+/// hands them over (``SQLValue``s), into stored rows: the PostgreSQL counterpart of
+/// ``SQLiteRowCodec``, with the same values (dates and doubles as `.double`, Decimals rounded to
 /// the 15 digits they were stored with, UUIDs from 16 bytes, booleans as 0 or 1).
 struct PostgresRowCodec {
     let layout: StoreLayout
     let store: StoreIdentity
 
     /// The row in `columns` from `offset`; nil when its `Z_ENT` is not in the model.
-    func decode(_ columns: [SQLiteValue], offset: Int = 0) -> StoreRow? {
+    func decode(_ columns: [SQLValue], offset: Int = 0) -> StoreRow? {
         guard case .integer(let pk) = columns[offset], case .integer(let number) = columns[offset + 1] else { return nil }
         let byNumber = layout.entityByNumber
         guard number >= 0, number < byNumber.count, let entity = byNumber[Int(number)] else { return nil }
@@ -38,7 +38,7 @@ struct PostgresRowCodec {
     }
 
     /// A column of an attribute of `type`, as a slot value.
-    static func value(_ type: AttributeType, _ cell: SQLiteValue) -> SlotValue {
+    static func value(_ type: AttributeType, _ cell: SQLValue) -> SlotValue {
         switch (type, cell) {
         case (_, .null): return .null
         case (.integer16, .integer(let v)), (.integer32, .integer(let v)), (.integer64, .integer(let v)), (.boolean, .integer(let v)):
@@ -60,7 +60,7 @@ struct PostgresRowCodec {
     }
 
     /// A cell as the slot value of its own kind.
-    static func untyped(_ cell: SQLiteValue) -> SlotValue {
+    static func untyped(_ cell: SQLValue) -> SlotValue {
         switch cell {
         case .integer(let v): return .int(v)
         case .real(let v): return .double(v)

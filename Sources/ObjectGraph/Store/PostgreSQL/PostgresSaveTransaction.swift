@@ -1,5 +1,4 @@
 import Foundation
-import OrderedCollections
 
 /// The writes of one save in PostgreSQL, inside one transaction on one connection.
 ///
@@ -30,7 +29,7 @@ struct PostgresSaveTransaction {
         outcome.keys = keys
         try insertRows()
         var mergeConflicts: [MergeConflictError.Conflict] = []
-        for change in request.updated { try update(change, &outcome, &mergeConflicts) }
+        for change in request.updated { try update(change, outcome: &outcome, conflicts: &mergeConflicts) }
         for object in request.deleted { try delete(object, &mergeConflicts) }
         if !mergeConflicts.isEmpty { throw MergeConflictError(conflicts: mergeConflicts) }
         var plans = SavePlans(layout)
@@ -49,7 +48,7 @@ struct PostgresSaveTransaction {
 
     /// A slot value of `object` as its column stores it; object IDs as their (new) primary
     /// keys. Text holding NUL is refused: PostgreSQL's text cannot hold it.
-    private func stored(_ value: SlotValue, of object: ManagedObject, slot: Int) throws -> SQLiteValue {
+    private func stored(_ value: SlotValue, of object: ManagedObject, slot: Int) throws -> SQLValue {
         if case .object(let id) = value { return .integer(keys.storedKey(id)) }
         let stored = value.storedValue
         if case .text(let text) = stored, text.utf8.contains(0) {
@@ -59,7 +58,7 @@ struct PostgresSaveTransaction {
     }
 
     /// The `Z_ENT` of a to-one's destination, or NULL.
-    private func entityNumber(_ value: SlotValue) -> SQLiteValue {
+    private func entityNumber(_ value: SlotValue) -> SQLValue {
         if case .object(let id) = value { return .integer(layout.mappings[id.entity.index].entityNumber) }
         return .null
     }
@@ -90,7 +89,7 @@ struct PostgresSaveTransaction {
             let row = "(?, \(mapping.entityNumber), 1" + String(repeating: ", ?", count: width - 1) + ")"
             let head = "INSERT INTO \(mapping.table.name) (\(columns.joined(separator: ", "))) VALUES "
             for chunk in objects.chunks(max(1, Self.parameterLimit / width)) {
-                var arguments: [SQLiteValue] = []
+                var arguments: [SQLValue] = []
                 arguments.reserveCapacity(chunk.count * width)
                 for object in chunk {
                     precondition(object.values.count == plan.slotCount, "ManagedRecord: \(object.objectID) has no values to save")
@@ -106,34 +105,21 @@ struct PostgresSaveTransaction {
         }
     }
 
-    private func update(_ change: Update, _ outcome: inout SaveOutcome, _ conflicts: inout [MergeConflictError.Conflict]) throws {
+    private func update(_ change: Update, outcome: inout SaveOutcome, conflicts: inout [MergeConflictError.Conflict]) throws {
         let object = change.object
         let mapping = layout.mappings[object.entity.index]
-        if try write(object.values, change.changes, version: object.version, object, mapping) { return }
-        // The row changed (or vanished) since it was read: lock it as it is now.
-        let row = try currentRow(of: object, mapping)
-        switch SaveConflictResolution.resolve(object, values: object.values, changed: change.changes, stored: row, policy: policy, mapping: mapping) {
-        case .conflict(let storeVersion):
-            conflicts.append(.init(objectID: object.objectID, snapshotVersion: object.version, storeVersion: storeVersion))
-        case .vanished:
-            outcome.vanished.append(object)
-        case .keepStored(let stored, let storedVersion):
-            outcome.resolved[ObjectIdentifier(object)] = (stored, storedVersion)
-        case .rewrite(let merged, let slots, let storedVersion):
-            guard try write(merged, slots, version: storedVersion, object, mapping) else {
-                conflicts.append(.init(objectID: object.objectID, snapshotVersion: object.version, storeVersion: storedVersion))
-                return
-            }
-            outcome.resolved[ObjectIdentifier(object)] = (merged, storedVersion + 1)
-        }
+        // A row changed since it was read is locked as it is now (currentRow).
+        try SaveConflictResolution.update(change, policy: policy, mapping: mapping, outcome: &outcome, conflicts: &conflicts,
+                                          currentRow: { try currentRow(of: object, mapping) },
+                                          write: { try write($0, changed: $1, version: $2, of: object, mapping) })
     }
 
     /// UPDATE with the version check; false when no row had that version.
-    private func write(_ values: ContiguousArray<SlotValue>, _ changed: ChangedSlots, version: Int64, _ object: ManagedObject,
+    private func write(_ values: ContiguousArray<SlotValue>, changed: ChangedSlots, version: Int64, of object: ManagedObject,
                        _ mapping: EntityMapping) throws -> Bool {
         precondition(values.count == mapping.savePlan.slotCount, "ManagedRecord: \(object.objectID) has no values to save")
         var assignments = ["Z_OPT = ?"]
-        var arguments: [SQLiteValue] = [.integer(version + 1)]
+        var arguments: [SQLValue] = [.integer(version + 1)]
         try mapping.savePlan.storedSlots(of: changed).forEach { slot in
             guard let column = mapping.columnBySlot[slot] else { return }
             assignments.append("\(column) = ?")
@@ -151,27 +137,22 @@ struct PostgresSaveTransaction {
     private func currentRow(of object: ManagedObject, _ mapping: EntityMapping) throws -> StoreRow? {
         let codec = PostgresRowCodec(layout: layout, store: store)
         var row: StoreRow?
-        try session.query("SELECT \(mapping.table.selectList) FROM \(mapping.table.name) t WHERE t.Z_PK = ? FOR UPDATE",
-                          [.integer(object.objectID.key)]) { row = codec.decode($0) }
+        try session.query(mapping.lockedRowSQL(in: PostgresDialect.self), [.integer(object.objectID.key)]) { row = codec.decode($0) }
         return row
     }
 
     private func delete(_ object: ManagedObject, _ conflicts: inout [MergeConflictError.Conflict]) throws {
         let mapping = layout.mappings[object.entity.index]
         let pk = object.objectID.key
-        let count = try session.execute("DELETE FROM \(mapping.table.name) WHERE Z_PK = ? AND Z_OPT = ?", [.integer(pk), .integer(object.version)])
-        if count == 0 {
-            // Not at the version read: gone already (fine), or changed by someone else.
-            guard case .integer(let current)? = try session.scalar("SELECT Z_OPT FROM \(mapping.table.name) WHERE Z_PK = ? FOR UPDATE", [.integer(pk)]) else {
-                return
-            }
-            if policy == .error {
-                conflicts.append(.init(objectID: object.objectID, snapshotVersion: object.version, storeVersion: current))
-                return
-            }
+        let deleted = try SaveConflictResolution.delete(object, policy: policy, conflicts: &conflicts, deleteAtVersion: {
+            try session.execute("DELETE FROM \(mapping.table.name) WHERE Z_PK = ? AND Z_OPT = ?", [.integer(pk), .integer(object.version)])
+        }, currentVersion: {
+            guard case .integer(let current)? = try session.scalar(mapping.lockedVersionSQL(in: PostgresDialect.self), [.integer(pk)]) else { return nil }
+            return current
+        }, deleteAnyVersion: {
             try session.execute("DELETE FROM \(mapping.table.name) WHERE Z_PK = ?", [.integer(pk)])
-        }
-        try deleteJoinRows(mapping, pk)
+        })
+        if deleted { try deleteJoinRows(mapping, pk) }
     }
 
     private func deleteJoinRows(_ mapping: EntityMapping, _ pk: Int64) throws {
@@ -183,52 +164,35 @@ struct PostgresSaveTransaction {
 
     // MARK: To-many storage
 
-    /// Join-table rows and ordering columns of the to-many relationships that changed.
+    /// Join-table rows and ordering columns of the to-many relationships that changed
+    /// (``ToManyWrite``), a statement each, the keys as one `bigint[]` parameter.
     private func writeToMany(_ object: ManagedObject, _ plan: EntitySavePlan) throws {
-        let mapping = layout.mappings[object.entity.index]
-        let owner = keys.storedKey(object.objectID)
-        for slot in plan.toManyWriteSlots {
-            guard case .objects(let now) = object.values[slot] else { continue }
-            let before = object.snapshot.isEmpty ? OrderedSet<ObjectID>() : (object.snapshot[slot].objectIDs ?? [])
-            if now == before && !object.snapshot.isEmpty { continue }
-            let key = { (id: ObjectID) in id.isTemporaryID ? keys.key(for: id) ?? id.key : id.key }
-            if let join = mapping.joinTableBySlot[slot], join.isWritingSide {
-                if let orderColumn = join.orderColumn {
-                    let members = try orderedMembers(object, slot: slot, owner: owner, now: now.map(key), before: before.map(key))
-                    try session.execute("DELETE FROM \(join.name) WHERE \(join.ownerColumn) = ?", [.integer(owner)])
-                    if !members.isEmpty {
-                        try session.execute("INSERT INTO \(join.name) (\(join.ownerColumn), \(join.memberColumn), \(orderColumn)) SELECT ?, m, p FROM unnest(?::bigint[]) WITH ORDINALITY AS u(m, p) ON CONFLICT DO NOTHING",
-                                            [.integer(owner), .text(PostgresStore.keyArray(members))])
-                    }
-                    continue
-                }
-                let removed = before.filter { !now.contains($0) }.map(key)
+        let (owner, writes) = try ToManyWrite.writes(of: object, plan: plan, layout: layout, keys: keys, dialect: PostgresDialect.self) { sql, owner in
+            var stored: [Int64] = []
+            try session.query(sql, [.integer(owner)]) { if case .integer(let key) = $0[0] { stored.append(key) } }
+            return stored
+        }
+        for write in writes {
+            switch write {
+            case .orderedJoin(let join, let orderColumn, let members):
+                try session.execute("DELETE FROM \(join.name) WHERE \(join.ownerColumn) = ?", [.integer(owner)])
+                guard !members.isEmpty else { continue }
+                try session.execute("INSERT INTO \(join.name) (\(join.ownerColumn), \(join.memberColumn), \(orderColumn)) SELECT ?, m, p FROM unnest(?::bigint[]) WITH ORDINALITY AS u(m, p) ON CONFLICT DO NOTHING",
+                                    [.integer(owner), .text(PostgresDialect.keyArray(members))])
+            case .join(let join, let removed, let added):
                 if !removed.isEmpty {
                     try session.execute("DELETE FROM \(join.name) WHERE \(join.ownerColumn) = ? AND \(join.memberColumn) = ANY(?::bigint[])",
-                                        [.integer(owner), .text(PostgresStore.keyArray(removed))])
+                                        [.integer(owner), .text(PostgresDialect.keyArray(removed))])
                 }
-                let added = now.filter { !before.contains($0) }.map(key)
                 if !added.isEmpty {
                     try session.execute("INSERT INTO \(join.name) (\(join.ownerColumn), \(join.memberColumn)) SELECT ?, m FROM unnest(?::bigint[]) AS u(m) ON CONFLICT DO NOTHING",
-                                        [.integer(owner), .text(PostgresStore.keyArray(added))])
+                                        [.integer(owner), .text(PostgresDialect.keyArray(added))])
                 }
-            } else if let orderColumn = mapping.orderColumnBySlot[slot],
-                      let table = object.entity.relationshipAtSlot[slot]?.destinationEntity.root, !now.isEmpty {
-                let name = layout.mappings[table.index].table.name
-                let members = try orderedMembers(object, slot: slot, owner: owner, now: now.map(key), before: before.map(key))
-                try session.execute("UPDATE \(name) SET \(orderColumn) = u.p FROM unnest(?::bigint[]) WITH ORDINALITY AS u(m, p) WHERE \(name).Z_PK = u.m",
-                                    [.text(PostgresStore.keyArray(members))])
+            case .order(let table, let orderColumn, let members):
+                guard !members.isEmpty else { continue }
+                try session.execute("UPDATE \(table) SET \(orderColumn) = u.p FROM unnest(?::bigint[]) WITH ORDINALITY AS u(m, p) WHERE \(table).Z_PK = u.m",
+                                    [.text(PostgresDialect.keyArray(members))])
             }
         }
-    }
-
-    /// The keys an ordered to-many is written with: the context's list, then members only the
-    /// store knows of (``OrderedToManyMerge``).
-    private func orderedMembers(_ object: ManagedObject, slot: Int, owner: Int64, now: [Int64], before: [Int64]) throws -> [Int64] {
-        guard !object.snapshot.isEmpty, let relationship = object.entity.relationshipAtSlot[slot],
-              let sql = layout.storedMembersSQL(relationship, orderSuffix: " NULLS FIRST, t.Z_PK") else { return now }
-        var stored: [Int64] = []
-        try session.query(sql, [.integer(owner)]) { if case .integer(let key) = $0[0] { stored.append(key) } }
-        return OrderedToManyMerge.keys(now: now, before: before, stored: stored)
     }
 }

@@ -6,13 +6,12 @@ extension PostgresStore {
     var rowCodec: PostgresRowCodec { PostgresRowCodec(layout: layout, store: identity) }
 
     func fetchRows(_ query: StoreQuery, _ row: (StoreRow) throws -> Void) throws {
-        let select = PostgresSelect(query, layout: layout)
-        let (sql, arguments) = select.sql(select.mapping.table.selectList)
-        let codec = rowCodec
-        let entity = query.entity
+        let select = SQLSelect<PostgresDialect>(query, layout: layout)
         // Rows are decoded as they arrive; `row` is called after the statement finished, so a
         // caller that reads the store again from `row` never needs a second connection.
         var rows: [StoreRow] = []
+        let (codec, entity) = (rowCodec, query.entity)
+        let (sql, arguments) = select.rowsSQL
         try session { session in
             try session.query(sql, arguments) { columns in
                 guard let decoded = codec.decode(columns) else { return }
@@ -24,52 +23,23 @@ extension PostgresStore {
     }
 
     func fetchObjectIDs(_ query: StoreQuery) throws -> [ObjectID] {
-        let (sql, arguments) = PostgresSelect(query, layout: layout).sql("t.Z_PK, t.Z_ENT")
-        return try session { try objectIDs($0, sql, arguments) }
-    }
-
-    /// The IDs in the first two columns (`Z_PK`, `Z_ENT`) of `sql`'s rows.
-    func objectIDs(_ session: PostgresSession, _ sql: String, _ arguments: [SQLiteValue]) throws -> [ObjectID] {
-        var ids: [ObjectID] = []
-        let layout = layout
-        let store = identity
-        try session.query(sql, arguments) { row in
-            guard case .integer(let key) = row[0], case .integer(let number) = row[1], let concrete = layout.entitiesByNumber[number] else { return }
-            ids.append(ObjectID(entity: concrete, store: store, primaryKey: key))
-        }
-        return ids
+        let (sql, arguments) = SQLSelect<PostgresDialect>(query, layout: layout).sql("t.Z_PK, t.Z_ENT")
+        return try session { try $0.objectIDs(sql, arguments, layout: layout, store: identity) }
     }
 
     func count(_ query: StoreQuery, excluding excluded: [Int64]) throws -> Int {
-        let select = PostgresSelect(query, layout: layout)
-        var (sql, arguments) = select.sql("COUNT(*)", ordered: false, paged: false)
-        if !excluded.isEmpty {
-            sql += (select.whereClause.isEmpty ? " WHERE " : " AND ") + "t.Z_PK <> ALL(?::bigint[])"
-            arguments.append(.text(Self.keyArray(excluded)))
-        }
-        return try session { session in
-            if case .integer(let value)? = try session.scalar(sql, arguments) { return Int(value) }
-            return 0
-        }
-    }
-
-    /// `keys` as the text of a `bigint[]` parameter.
-    static func keyArray<S: Sequence<Int64>>(_ keys: S) -> String {
-        "{" + keys.map(String.init).joined(separator: ",") + "}"
+        let (sql, arguments) = SQLSelect<PostgresDialect>(query, layout: layout).countSQL(excluding: excluded)
+        return try session { Int(try $0.scalar(sql, arguments)?.integerValue ?? 0) }
     }
 
     func rows(of ids: [ObjectID], _ row: (StoreRow) throws -> Void) throws {
         let codec = rowCodec
         var rows: [StoreRow] = []
         try session { session in
-            for (root, group) in Dictionary(grouping: ids, by: { ObjectIdentifier($0.entity.root) }).map({ ($0.value[0].entity.root, $0.value) }) {
-                let table = layout.mappings[root.index].table
-                for chunk in group.chunks(5000) {
-                    let sql = "SELECT \(table.selectList) FROM \(table.name) t WHERE t.Z_PK = ANY(?::bigint[])"
-                    try session.query(sql, [.text(Self.keyArray(chunk.lazy.map(\.key)))]) { columns in
-                        guard let decoded = codec.decode(columns) else { return }
-                        rows.append(try codec.checked(decoded, from: table, url: url))
-                    }
+            for (table, sql, arguments) in layout.rowsSQL(of: ids, in: PostgresDialect.self) {
+                try session.query(sql, arguments) { columns in
+                    guard let decoded = codec.decode(columns) else { return }
+                    rows.append(try codec.checked(decoded, from: table, url: url))
                 }
             }
         }
@@ -78,18 +48,16 @@ extension PostgresStore {
 
     func relatedRows(_ relationship: RelationshipDescription, owners: [Int64],
                      _ row: (_ owner: Int64, _ destination: StoreRow) throws -> Void) throws {
-        let destination = layout.mappings[relationship.destinationEntity.index]
-        guard let source = layout.relatedRowsSource(relationship, orderSuffix: " NULLS FIRST") else { return }
-        let (from, ownerColumn, order) = source
+        guard let related = layout.relatedRowsSQL(relationship, owners: owners, in: PostgresDialect.self) else { return }
+        let table = related.table
         let codec = rowCodec
-        let width = destination.table.columns.count + 3
+        let width = table.columns.count + 3
         var rows: [(Int64, StoreRow)] = []
         try session { session in
-            for chunk in owners.chunks(5000) {
-                let sql = "SELECT \(destination.table.selectList), \(ownerColumn) FROM \(from) WHERE \(ownerColumn) = ANY(?::bigint[]) ORDER BY \(ownerColumn)\(order)"
-                try session.query(sql, [.text(Self.keyArray(chunk))]) { columns in
+            for (sql, arguments) in related.statements {
+                try session.query(sql, arguments) { columns in
                     guard let decoded = codec.decode(columns), case .integer(let owner) = columns[width] else { return }
-                    rows.append((owner, try codec.checked(decoded, from: destination.table, url: url)))
+                    rows.append((owner, try codec.checked(decoded, from: table, url: url)))
                 }
             }
         }
@@ -97,41 +65,18 @@ extension PostgresStore {
     }
 
     func aggregate(_ function: AggregateFunction, of path: BoundPath, kind: ValueKind, _ query: StoreQuery) throws -> SlotValue {
-        let select = PostgresSelect(query, layout: layout)
-        var compiler = PostgresPredicateCompiler(layout: layout)
-        let type = path.attributeType
-        let expression = compiler.expression(path)
-        let (sql, arguments) = select.sql(Self.aggregateSQL(function, of: expression, type: type), ordered: false, paged: false)
+        let (sql, arguments) = SQLSelect<PostgresDialect>(query, layout: layout).aggregateSQL(function, of: path)
         var result: SlotValue = .null
         try session { session in
-            try session.query(sql, compiler.arguments + arguments) { row in
-                result = aggregateResult(function, type, row[0], kind: kind, path: path)
+            try session.query(sql, arguments) { row in
+                result = aggregateResult(function, type: path.attributeType, row[0], kind: kind, path: path)
             }
         }
         return result
     }
 
-    /// `function` over `expression` (of `type`; nil for a to-one): Decimals summed exactly in
-    /// `numeric` (each stored double read as its 15 significant digits, as
-    /// `Decimal.fromStored` reads it) and returned as text, their average as the text
-    /// `"<sum> <count>"` that Swift divides as a Decimal (as the SQLite store's
-    /// `og_decimal_avg` does); sums of integers as bigint. With `comparable`, the value as a
-    /// number for a HAVING clause instead (a Decimal's sum and average as `numeric`).
-    static func aggregateSQL(_ function: AggregateFunction, of expression: String, type: AttributeType?, comparable: Bool = false) -> String {
-        switch (function, type) {
-        case (.sum, .decimal?): return comparable ? "SUM((\(expression))::numeric)" : "(SUM((\(expression))::numeric))::text"
-        case (.average, .decimal?):
-            if comparable { return "AVG((\(expression))::numeric)" }
-            return "(SUM((\(expression))::numeric))::text || ' ' || (COUNT(\(expression)))::text"
-        case (.sum, .integer16?), (.sum, .integer32?), (.sum, .integer64?), (.sum, .boolean?):
-            return "(SUM(\(expression)))::bigint"
-        case (.average, _): return "(AVG(\(expression)))::double precision"
-        default: return "\(function.sqlName)(\(expression))"
-        }
-    }
-
     /// A cell of an aggregate query, in the stored form of the result.
-    func aggregateResult(_ function: AggregateFunction, _ type: AttributeType?, _ cell: SQLiteValue,
+    func aggregateResult(_ function: AggregateFunction, type: AttributeType?, _ cell: SQLValue,
                          kind: ValueKind, path: BoundPath) -> SlotValue {
         if case .null = cell { return .null }
         switch function {
@@ -156,15 +101,7 @@ extension PostgresStore {
     }
 
     func distinctValues(of path: BoundPath, kind: ValueKind, _ query: StoreQuery) throws -> [SlotValue] {
-        let select = PostgresSelect(query, layout: layout)
-        var compiler = PostgresPredicateCompiler(layout: layout)
-        let expression = compiler.expression(path)
-        var distinct = select.sql("DISTINCT \(expression) AS value", ordered: false, paged: false).sql
-        distinct += (select.whereClause.isEmpty ? " WHERE " : " AND ") + "\(expression) IS NOT NULL"
-        // The expression's parameters appear twice (select list and condition).
-        var arguments = compiler.arguments + select.arguments + compiler.arguments
-        var sql = "SELECT value FROM (\(distinct)) AS d ORDER BY value"
-        sql += PostgresSelect.pagingClause(limit: query.limit, offset: query.offset, arguments: &arguments)
+        let (sql, arguments) = SQLSelect<PostgresDialect>(query, layout: layout).distinctSQL(of: path)
         var values: [SlotValue] = []
         try session { session in
             try session.query(sql, arguments) { row in values.append(slotValue(row[0], kind: kind, path: path)) }
@@ -173,7 +110,7 @@ extension PostgresStore {
     }
 
     /// A cell read as the stored form of what `path` ends at.
-    func slotValue(_ cell: SQLiteValue, kind: ValueKind, path: BoundPath?) -> SlotValue {
+    func slotValue(_ cell: SQLValue, kind: ValueKind, path: BoundPath?) -> SlotValue {
         if case .null = cell { return .null }
         if let path {
             switch path.terminal {
@@ -187,13 +124,5 @@ extension PostgresStore {
             }
         }
         return PostgresRowCodec.untyped(cell)
-    }
-}
-
-extension SQLiteValue {
-    /// The text of a `.text` value, else nil.
-    var textValue: String? {
-        if case .text(let text) = self { return text }
-        return nil
     }
 }

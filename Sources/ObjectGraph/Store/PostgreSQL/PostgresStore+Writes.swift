@@ -55,15 +55,7 @@ extension PostgresStore {
     /// other software already use.
     func reserveKeys(_ inserted: [ManagedObject]) throws -> TemporaryKeys {
         guard !inserted.isEmpty else { return TemporaryKeys() }
-        var groups: [(root: EntityDescription, objects: [ManagedObject])] = []
-        for object in inserted {
-            let root = object.entity.root
-            if let index = groups.firstIndex(where: { $0.root === root }) {
-                groups[index].objects.append(object)
-            } else {
-                groups.append((root, [object]))
-            }
-        }
+        let groups = inserted.groupedByRoot()
         var keys = TemporaryKeys(capacity: inserted.count)
         try session { session in
             for group in groups {
@@ -89,9 +81,9 @@ extension PostgresStore {
 
     func batchDelete(_ query: StoreQuery, listingIDs: Bool) throws -> BatchDeleteOutcome {
         try checkWritable()
-        let select = PostgresSelect(query, layout: layout)
+        let select = SQLSelect<PostgresDialect>(query, layout: layout)
         return try transaction { session in
-            var deleter = PostgresBatchDeleter(store: self, session: session)
+            var deleter = SQLBatchDeleter(PostgresBatchDeleteSQL(store: self, session: session))
             let (count, listed) = try deleter.deleteSelection(select, listingIDs: listingIDs)
             let nullified = try deleter.readRows(deleter.nullified)
             var notice = PostgresChangeNotice(sender: senderID)
@@ -111,20 +103,9 @@ extension PostgresStore {
         for (attribute, value) in values {
             if case .text(let text) = value.storedValue, text.utf8.contains(0) { throw Self.nulRefused(attribute.name, of: nil, url: url) }
         }
-        let select = PostgresSelect(query, layout: layout)
-        let mapping = select.mapping
-        let assignments = values.map { "\(mapping.columnBySlot[$0.attribute.slot]!) = ?" }
-        let arguments = values.map(\.value.storedValue)
+        let select = SQLSelect<PostgresDialect>(query, layout: layout)
         return try transaction { session in
-            let deleter = PostgresBatchDeleter(store: self, session: session)
-            let selected = try deleter.selectIDs(select)
-            if !assignments.isEmpty {
-                for (condition, keys) in PostgresBatchDeleteSQL.keyConditions("Z_PK", selected.map(\.key)) {
-                    let sql = "UPDATE \(mapping.table.name) SET \(assignments.joined(separator: ", ")), Z_OPT = Z_OPT + 1 WHERE \(condition)"
-                    try session.execute(sql, arguments + keys)
-                }
-            }
-            let rows = try deleter.readRows(selected)
+            let rows = try SQLBatchDeleter(PostgresBatchDeleteSQL(store: self, session: session)).update(select, values)
             var notice = PostgresChangeNotice(sender: senderID)
             notice.updated = rows.map { noticePair($0.id) }
             try notify(notice, session)

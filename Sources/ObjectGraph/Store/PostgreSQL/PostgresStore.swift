@@ -165,28 +165,37 @@ struct PostgresSession {
     let connection: any DatabaseServerSession
     let trace: (@Sendable (String) -> Void)?
 
-    func query(_ sql: String, _ parameters: [SQLiteValue] = [], _ row: ([SQLiteValue]) throws -> Void) throws {
+    func query(_ sql: String, _ parameters: [SQLValue] = [], _ row: ([SQLValue]) throws -> Void) throws {
         let text = parameters.isEmpty ? sql : Self.numbered(sql)
         trace?(text)
         try connection.query(text, parameters, row)
     }
 
     @discardableResult
-    func execute(_ sql: String, _ parameters: [SQLiteValue] = []) throws -> Int {
+    func execute(_ sql: String, _ parameters: [SQLValue] = []) throws -> Int {
         let text = parameters.isEmpty ? sql : Self.numbered(sql)
         trace?(text)
         return try connection.execute(text, parameters)
     }
 
-    func rows(_ sql: String, _ parameters: [SQLiteValue] = []) throws -> [[SQLiteValue]] {
-        var rows: [[SQLiteValue]] = []
+    func rows(_ sql: String, _ parameters: [SQLValue] = []) throws -> [[SQLValue]] {
+        var rows: [[SQLValue]] = []
         try query(sql, parameters) { rows.append($0) }
         return rows
     }
 
+    /// The IDs in the first two columns (`Z_PK`, `Z_ENT`) of the rows `sql` reads, of
+    /// `layout`'s entities in `store`.
+    func objectIDs(_ sql: String, _ parameters: [SQLValue], layout: StoreLayout, store: StoreIdentity) throws -> [ObjectID] {
+        try rows(sql, parameters).compactMap { row in
+            guard let key = row[0].integerValue, let number = row[1].integerValue else { return nil }
+            return layout.objectID(key: key, entityNumber: number, store: store)
+        }
+    }
+
     /// The first column of the first row, or nil.
-    func scalar(_ sql: String, _ parameters: [SQLiteValue] = []) throws -> SQLiteValue? {
-        var value: SQLiteValue?
+    func scalar(_ sql: String, _ parameters: [SQLValue] = []) throws -> SQLValue? {
+        var value: SQLValue?
         try query(sql, parameters) { row in if value == nil { value = row.first } }
         return value
     }

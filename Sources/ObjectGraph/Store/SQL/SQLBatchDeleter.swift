@@ -1,41 +1,34 @@
 import Foundation
 
-/// What a SQL store runs for a batch delete, inside its write transaction, and how its dialect
-/// names keys.
+/// What a SQL store runs for a batch request, inside its write transaction, in its
+/// ``SQLDialect`` (which spells the statements).
 protocol SQLBatchDeleteBackend {
+    associatedtype Dialect: SQLDialect
     var layout: StoreLayout { get }
-    /// The temporary table the kept selection is in (one `pk` column).
-    static var keptKeys: String { get }
-    /// The clause ending a `SELECT` that locks the rows it reads of the table aliased `alias`
-    /// until the transaction ends (empty when the write transaction already excludes every
-    /// other writer). A row another transaction changed meanwhile is read again and kept only
-    /// when it still meets the `WHERE` clause, so what the batch writes still matches.
-    static func rowLock(_ alias: String) -> String
-    /// The contents of `IN (...)` naming `keys`, and its arguments, per chunk.
-    static func keyLists(_ keys: [Int64]) -> [(sql: String, arguments: [SQLiteValue])]
-    /// A condition that `column` is one of `keys`, and its arguments, per chunk.
-    static func keyConditions(_ column: String, _ keys: [Int64]) -> [(sql: String, arguments: [SQLiteValue])]
     /// The IDs a statement selecting `Z_PK, Z_ENT` reads.
-    func ids(_ sql: String, _ arguments: [SQLiteValue]) throws -> [ObjectID]
+    func ids(_ sql: String, _ arguments: [SQLValue]) throws -> [ObjectID]
     /// Runs a statement; returns how many rows it changed.
-    @discardableResult func run(_ sql: String, _ arguments: [SQLiteValue]) throws -> Int
+    @discardableResult func run(_ sql: String, _ arguments: [SQLValue]) throws -> Int
     /// The value of a statement's first column in its first row.
-    func scalar(_ sql: String) throws -> SQLiteValue?
-    /// Empties ``keptKeys`` (creating it when needed) and fills it with the keys `select` reads.
-    func keep(_ select: String, _ arguments: [SQLiteValue]) throws
+    func scalar(_ sql: String) throws -> SQLValue?
+    /// Empties the dialect's `keptKeys` table (creating it when needed) and fills it with the keys `select` reads.
+    func keep(_ select: String, _ arguments: [SQLValue]) throws
     /// The last primary key handed out for `root`'s table.
     func lastReservedKey(root: EntityDescription) throws -> Int64
     /// Deletes the rows of `table` that `whereClause` admits; returns how many, and their IDs
     /// when the store reports them.
     func deleteRows(_ table: String, _ whereClause: String) throws -> (count: Int, ids: [ObjectID])
     /// Appends the rows a statement selecting a table's `selectList` reads.
-    func readRows(_ sql: String, _ arguments: [SQLiteValue], into rows: inout [StoreRow]) throws
+    func readRows(_ sql: String, _ arguments: [SQLValue], into rows: inout [StoreRow]) throws
 }
 
 /// The work of a batch delete in a SQL store: selects, follows delete rules (cascade, nullify,
 /// deny), deletes rows and join-table rows, and reads back rows that nullify rules changed.
 /// Generic over the store's ``SQLBatchDeleteBackend``, which runs the statements.
 struct SQLBatchDeleter<Backend: SQLBatchDeleteBackend> {
+    typealias Dialect = Backend.Dialect
+    typealias Select = SQLSelect<Dialect>
+
     let backend: Backend
     /// Objects deleted by ID: the selection of a predicate, then what cascaded.
     private(set) var deleted = Set<ObjectID>()
@@ -61,15 +54,15 @@ struct SQLBatchDeleter<Backend: SQLBatchDeleteBackend> {
 
     /// The IDs a plan selects, with their rows locked until the transaction ends (a batch
     /// update then writes only rows that still match).
-    func selectIDs(_ plan: some SQLSelectPlan) throws -> [ObjectID] {
-        try backend.ids("SELECT t.Z_PK, t.Z_ENT FROM \(plan.table) t" + plan.whereClause + Backend.rowLock("t"), plan.arguments)
+    func selectIDs(_ plan: Select) throws -> [ObjectID] {
+        try backend.ids("SELECT t.Z_PK, t.Z_ENT FROM \(plan.table) t" + plan.whereClause + Dialect.rowLock("t"), plan.arguments)
     }
 
     /// Selects what `plan` selects (every object of whole entities, without reading a row, when
     /// its predicate admits every row) and deletes it with what its delete rules reach. Returns
     /// how many selected objects were deleted, and their IDs (when whole entities are selected,
     /// only with `listingIDs`).
-    mutating func deleteSelection(_ plan: some SQLSelectPlan, listingIDs: Bool) throws -> (count: Int, listed: [ObjectID]) {
+    mutating func deleteSelection(_ plan: Select, listingIDs: Bool) throws -> (count: Int, listed: [ObjectID]) {
         let listed: [ObjectID]
         if plan.query.admitsEveryRow {
             listed = listingIDs ? try selectIDs(plan) : []
@@ -84,9 +77,9 @@ struct SQLBatchDeleter<Backend: SQLBatchDeleteBackend> {
     /// the statements that follow name them with one subquery (and nullify updates cannot
     /// change the selection); returns their IDs. The rows stay locked until the transaction
     /// ends, so the selection is what gets deleted, and delete rules follow only those rows.
-    private mutating func selectAndKeepIDs(_ plan: some SQLSelectPlan) throws -> [ObjectID] {
-        try backend.keep("SELECT t.Z_PK FROM \(plan.table) t" + plan.whereClause + Backend.rowLock("t"), plan.arguments)
-        let selected = try backend.ids("SELECT t.Z_PK, t.Z_ENT FROM \(plan.table) t WHERE t.Z_PK IN (SELECT pk FROM \(Backend.keptKeys))", [])
+    private mutating func selectAndKeepIDs(_ plan: Select) throws -> [ObjectID] {
+        try backend.keep("SELECT t.Z_PK FROM \(plan.table) t" + plan.whereClause + Dialect.rowLock("t"), plan.arguments)
+        let selected = try backend.ids("SELECT t.Z_PK, t.Z_ENT FROM \(plan.table) t WHERE t.Z_PK IN (SELECT pk FROM \(Dialect.keptKeys))", [])
         deleted = Set(selected)
         selectedEntities = Array(Set(selected.map(\.entity)))
         selection = .kept
@@ -97,7 +90,7 @@ struct SQLBatchDeleter<Backend: SQLBatchDeleteBackend> {
     /// reading a row, for a plan whose predicate admits every row. The statements that follow
     /// name them by `Z_ENT`, which nullify updates leave alone; contexts are told an
     /// ``EntityDeletion`` up to the last key handed out, which later keys exceed.
-    private mutating func selectEntities(_ plan: some SQLSelectPlan, includesSubentities: Bool) throws {
+    private mutating func selectEntities(_ plan: Select, includesSubentities: Bool) throws {
         let entity = plan.query.entity
         let entities = includesSubentities ? entity.selfAndDescendants : [entity]
         let last = try backend.lastReservedKey(root: entity.root)
@@ -116,11 +109,11 @@ struct SQLBatchDeleter<Backend: SQLBatchDeleteBackend> {
     }
 
     /// The contents of `IN (...)` naming `keys` and its arguments, per chunk.
-    private func chunks(_ keys: KeySource) -> [(sql: String, arguments: [SQLiteValue])] {
+    private func chunks(_ keys: KeySource) -> [(sql: String, arguments: [SQLValue])] {
         switch keys {
-        case .kept: return [("SELECT pk FROM \(Backend.keptKeys)", [])]
+        case .kept: return [("SELECT pk FROM \(Dialect.keptKeys)", [])]
         case .rows(let mapping, let sub): return [("SELECT t.Z_PK FROM \(mapping.table.name) t" + Self.whereClause(mapping.entityCondition(includesSubentities: sub)), [])]
-        case .list(let keys): return Backend.keyLists(keys)
+        case .list(let keys): return Dialect.keyLists(keys)
         }
     }
 
@@ -153,7 +146,7 @@ struct SQLBatchDeleter<Backend: SQLBatchDeleteBackend> {
     /// Deletes the selection (made by ``selectAndKeepIDs(_:)`` or ``selectEntities(_:includesSubentities:)``
     /// from `plan`) and, by cascade rules, their destinations; applies nullify and deny.
     /// Returns how many selected objects were deleted.
-    private mutating func delete(_ plan: some SQLSelectPlan) throws -> Int {
+    private mutating func delete(_ plan: Select) throws -> Int {
         var relationships: [ObjectIdentifier: RelationshipDescription] = [:]
         for entity in selectedEntities {
             for relationship in entity.relationships { relationships[ObjectIdentifier(relationship)] = relationship }
@@ -174,7 +167,7 @@ struct SQLBatchDeleter<Backend: SQLBatchDeleteBackend> {
         // unsaved edits of them meet the merge policy.
         nullified = nullified.filter { !isDeleted($0) }
         for (table, keys) in byTable(Array(nullified)) {
-            for (condition, arguments) in Backend.keyConditions("Z_PK", keys) {
+            for (condition, arguments) in Dialect.keyConditions("Z_PK", keys) {
                 try backend.run("UPDATE \(table) SET Z_OPT = Z_OPT + 1 WHERE \(condition)", arguments)
             }
         }
@@ -184,11 +177,11 @@ struct SQLBatchDeleter<Backend: SQLBatchDeleteBackend> {
         if case .rows(let mapping, let sub) = selection {
             (count, emptiedRows) = try backend.deleteRows(table, Self.whereClause(mapping.entityCondition(includesSubentities: sub, alias: nil)))
         } else {
-            count = try backend.run("DELETE FROM \(table) WHERE Z_PK IN (SELECT pk FROM \(Backend.keptKeys))", [])
-            try backend.run("DELETE FROM \(Backend.keptKeys)", [])
+            count = try backend.run("DELETE FROM \(table) WHERE Z_PK IN (SELECT pk FROM \(Dialect.keptKeys))", [])
+            try backend.run("DELETE FROM \(Dialect.keptKeys)", [])
         }
         for (table, keys) in byTable(cascaded) {
-            for (condition, arguments) in Backend.keyConditions("Z_PK", keys) {
+            for (condition, arguments) in Dialect.keyConditions("Z_PK", keys) {
                 try backend.run("DELETE FROM \(table) WHERE \(condition)", arguments)
             }
         }
@@ -204,7 +197,7 @@ struct SQLBatchDeleter<Backend: SQLBatchDeleteBackend> {
         let chunks = chunks(keys)
         // Cascaded destinations are deleted by key: locked as they are found, one another
         // transaction re-pointed elsewhere meanwhile is no longer found.
-        let lock = relationship.deleteRule == .cascade ? Backend.rowLock("d") : ""
+        let lock = relationship.deleteRule == .cascade ? Dialect.rowLock("d") : ""
         var found: [ObjectID] = []
         for (marks, arguments) in chunks {
             var sql: String
@@ -262,12 +255,26 @@ struct SQLBatchDeleter<Backend: SQLBatchDeleteBackend> {
         return []
     }
 
+    /// Sets `values` in the rows `plan` selects (locked, as ``selectIDs(_:)`` locks them),
+    /// each a version more; returns the rows as written now.
+    func update(_ plan: Select, _ values: [(attribute: AttributeDescription, value: SlotValue)]) throws -> [StoreRow] {
+        let selected = try selectIDs(plan)
+        if !values.isEmpty {
+            let assignments = values.map { "\(plan.mapping.columnBySlot[$0.attribute.slot]!) = ?" }.joined(separator: ", ")
+            let arguments = values.map(\.value.storedValue)
+            for (condition, keys) in Dialect.keyConditions("Z_PK", selected.map(\.key)) {
+                try backend.run("UPDATE \(plan.table) SET \(assignments), Z_OPT = Z_OPT + 1 WHERE \(condition)", arguments + keys)
+            }
+        }
+        return try readRows(selected)
+    }
+
     /// The rows of `ids` as written now, for other contexts to merge.
     func readRows(_ ids: some Collection<ObjectID>) throws -> [StoreRow] {
         var rows: [StoreRow] = []
         for (root, group) in Dictionary(grouping: Array(ids), by: { ObjectIdentifier($0.entity.root) }).map({ ($0.value[0].entity.root, $0.value) }) {
             let mapping = layout.mappings[root.index]
-            for (condition, arguments) in Backend.keyConditions("t.Z_PK", group.map(\.key)) {
+            for (condition, arguments) in Dialect.keyConditions("t.Z_PK", group.map(\.key)) {
                 try backend.readRows("SELECT \(mapping.table.selectList) FROM \(mapping.table.name) t WHERE \(condition)", arguments, into: &rows)
             }
         }

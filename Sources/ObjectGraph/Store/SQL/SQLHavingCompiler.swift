@@ -1,54 +1,34 @@
 import Foundation
 
-/// How a SQL store spells what a having predicate compiles to where the dialects differ.
-struct SQLHavingDialect: Sendable {
-    let trueLiteral: String
-    let falseLiteral: String
-    /// Null-safe equality and inequality.
-    let isEqual: String
-    let isNotEqual: String
-    /// Whether an empty `AND`, `OR` or `IN` list is spelled as a literal (otherwise it is
-    /// joined as is).
-    let spellsEmptyLists: Bool
-    /// Whether a null constant is a parameter (otherwise it is spelled `NULL`).
-    let bindsNull: Bool
-
-    static let sqlite = SQLHavingDialect(trueLiteral: "1", falseLiteral: "0", isEqual: "IS", isNotEqual: "IS NOT",
-                                         spellsEmptyLists: false, bindsNull: true)
-    static let postgres = SQLHavingDialect(trueLiteral: "TRUE", falseLiteral: "FALSE", isEqual: "IS NOT DISTINCT FROM", isNotEqual: "IS DISTINCT FROM",
-                                           spellsEmptyLists: true, bindsNull: false)
-}
-
-/// Compiles a having predicate: comparisons between fetched columns and constants.
-struct SQLHavingCompiler {
+/// Compiles a having predicate, in `Dialect`: comparisons between fetched columns and constants.
+/// An empty `AND`, `OR` or `IN` list is spelled as the literal it stands for.
+struct SQLHavingCompiler<Dialect: SQLDialect> {
     /// Each fetched column's SQL as the having clause names it, and the parameters it binds, by name.
-    let names: [String: (sql: String, parameters: [SQLiteValue])]
+    let names: [String: (sql: String, parameters: [SQLValue])]
     let entity: EntityDescription
-    let dialect: SQLHavingDialect
-    var arguments: [SQLiteValue] = []
+    var arguments: [SQLValue] = []
 
-    init(names: [String: (sql: String, parameters: [SQLiteValue])], entity: EntityDescription, dialect: SQLHavingDialect) {
+    init(names: [String: (sql: String, parameters: [SQLValue])], entity: EntityDescription) {
         self.names = names
         self.entity = entity
-        self.dialect = dialect
     }
 
     mutating func compile(_ node: PredicateNode) throws -> String {
         switch node {
-        case .constant(let value): return value ? dialect.trueLiteral : dialect.falseLiteral
-        case .not(let inner): return "NOT COALESCE((\(try compile(inner))), \(dialect.falseLiteral))"
+        case .constant(let value): return Dialect.literal(value)
+        case .not(let inner): return "NOT COALESCE((\(try compile(inner))), \(Dialect.falseLiteral))"
         case .and(let nodes):
-            if nodes.isEmpty, dialect.spellsEmptyLists { return dialect.trueLiteral }
+            if nodes.isEmpty { return Dialect.trueLiteral }
             return try nodes.map { "(\(try compile($0)))" }.joined(separator: " AND ")
         case .or(let nodes):
-            if nodes.isEmpty, dialect.spellsEmptyLists { return dialect.falseLiteral }
+            if nodes.isEmpty { return Dialect.falseLiteral }
             return try nodes.map { "(\(try compile($0)))" }.joined(separator: " OR ")
         case .comparison(let c):
             guard c.quantifier == .direct, c.options.isEmpty else { throw unsupported(c) }
             let left = try operand(c.lhs)
             switch c.op {
-            case .equal: return "\(left) \(dialect.isEqual) \(try operand(c.rhs))"
-            case .notEqual: return "\(left) \(dialect.isNotEqual) \(try operand(c.rhs))"
+            case .equal: return "\(left) \(Dialect.isEqual) \(try operand(c.rhs))"
+            case .notEqual: return "\(left) \(Dialect.isNotEqual) \(try operand(c.rhs))"
             case .less: return "\(left) < \(try operand(c.rhs))"
             case .lessOrEqual: return "\(left) <= \(try operand(c.rhs))"
             case .greater: return "\(left) > \(try operand(c.rhs))"
@@ -57,7 +37,7 @@ struct SQLHavingCompiler {
                 guard case .value(.list(let values)) = c.rhs else { throw unsupported(c) }
                 let marks = try values.map { try bind($0) }
                 if c.op == .between, marks.count == 2 { return "\(left) BETWEEN \(marks[0]) AND \(marks[1])" }
-                if marks.isEmpty, dialect.spellsEmptyLists { return dialect.falseLiteral }
+                if marks.isEmpty { return Dialect.falseLiteral }
                 return "\(left) IN (\(marks.joined(separator: ", ")))"
             default: throw unsupported(c)
             }
@@ -84,22 +64,21 @@ struct SQLHavingCompiler {
     }
 
     private mutating func bind(_ value: PredicateValue) throws -> String {
+        let stored: SQLValue
         switch value {
-        case .null:
-            guard dialect.bindsNull else { return "NULL" }
-            arguments.append(.null)
-        case .bool(let v): arguments.append(.integer(v ? 1 : 0))
-        case .int(let v): arguments.append(.integer(v))
-        case .double(let v): arguments.append(.real(v))
-        case .decimal(let v): arguments.append(.real(v.storedDouble))
-        case .string(let v): arguments.append(.text(v))
-        case .date(let v): arguments.append(.real(v.timeIntervalSinceReferenceDate))
-        case .uuid(let v): arguments.append(.blob(v.blobData))
-        case .data(let v): arguments.append(.blob(v))
-        case .url(let v): arguments.append(.text(v.absoluteString))
-        case .object(let id): arguments.append(.integer(id.key))
+        case .null: stored = .null
+        case .bool(let v): stored = .integer(v ? 1 : 0)
+        case .int(let v): stored = .integer(v)
+        case .double(let v): stored = .real(v)
+        case .decimal(let v): stored = .real(v.storedDouble)
+        case .string(let v): stored = .text(v)
+        case .date(let v): stored = .real(v.timeIntervalSinceReferenceDate)
+        case .uuid(let v): stored = .blob(v.blobData)
+        case .data(let v): stored = .blob(v)
+        case .url(let v): stored = .text(v.absoluteString)
+        case .object(let id): stored = .integer(id.key)
         case .list: throw FetchPredicateError(.unsupported, "a collection can only follow IN or BETWEEN", entity: entity.name)
         }
-        return "?"
+        return Dialect.bind(stored, into: &arguments)
     }
 }

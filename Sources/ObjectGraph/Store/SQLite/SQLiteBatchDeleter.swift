@@ -1,60 +1,31 @@
 import Foundation
 
-/// The SQLite work of a batch delete, inside the write transaction (``SQLBatchDeleter``).
-typealias SQLiteBatchDeleter = SQLBatchDeleter<SQLiteBatchDeleteSQL>
-
-extension SQLBatchDeleter where Backend == SQLiteBatchDeleteSQL {
-    init(store: SQLiteStore, connection: SQLiteConnection) {
-        self.init(SQLiteBatchDeleteSQL(store: store, connection: connection))
-    }
-}
-
-/// The statements of a batch delete on a SQLite connection: the selection is kept in
-/// `temp.og_batch_keys`; other keys are bound 500 at a time.
+/// The statements of a batch request (``SQLBatchDeleter``) on the SQLite writer, inside the
+/// write transaction (``SQLiteDialect``): the selection is kept in `temp.og_batch_keys`;
+/// other keys are bound 500 at a time.
 struct SQLiteBatchDeleteSQL: SQLBatchDeleteBackend {
+    typealias Dialect = SQLiteDialect
     let store: SQLiteStore
     let connection: SQLiteConnection
 
     var layout: StoreLayout { store.layout }
 
-    private static func marks(_ count: Int) -> String { Array(repeating: "?", count: count).joined(separator: ", ") }
-
-    static var keptKeys: String { "temp.og_batch_keys" }
-
-    /// Nothing: the write transaction (`BEGIN IMMEDIATE`) keeps every other writer out.
-    static func rowLock(_ alias: String) -> String { "" }
-
-    static func keyLists(_ keys: [Int64]) -> [(sql: String, arguments: [SQLiteValue])] {
-        keys.chunks(500).map { (marks($0.count), $0.map { .integer($0) }) }
+    func ids(_ sql: String, _ arguments: [SQLValue]) throws -> [ObjectID] {
+        try store.objectIDs(sql, arguments, on: connection)
     }
 
-    static func keyConditions(_ column: String, _ keys: [Int64]) -> [(sql: String, arguments: [SQLiteValue])] {
-        keys.chunks(500).map { ("\(column) IN (\(marks($0.count)))", $0.map { .integer($0) }) }
-    }
-
-    func ids(_ sql: String, _ arguments: [SQLiteValue]) throws -> [ObjectID] {
-        let layout = store.layout
-        let store = store.identity
-        var result: [ObjectID] = []
-        try connection.query(sql, arguments) { statement in
-            guard let entity = layout.entitiesByNumber[statement.int64(1)] else { return }
-            result.append(ObjectID(entity: entity, store: store, primaryKey: statement.int64(0)))
-        }
-        return result
-    }
-
-    @discardableResult func run(_ sql: String, _ arguments: [SQLiteValue]) throws -> Int {
+    @discardableResult func run(_ sql: String, _ arguments: [SQLValue]) throws -> Int {
         try connection.run(sql, arguments)
     }
 
-    func scalar(_ sql: String) throws -> SQLiteValue? {
+    func scalar(_ sql: String) throws -> SQLValue? {
         try connection.scalar(sql)
     }
 
-    func keep(_ select: String, _ arguments: [SQLiteValue]) throws {
+    func keep(_ select: String, _ arguments: [SQLValue]) throws {
         try connection.execute("CREATE TEMP TABLE IF NOT EXISTS og_batch_keys (pk INTEGER PRIMARY KEY)")
-        try connection.run("DELETE FROM temp.og_batch_keys")
-        try connection.run("INSERT INTO temp.og_batch_keys " + select, arguments)
+        try connection.run("DELETE FROM \(Dialect.keptKeys)")
+        try connection.run("INSERT INTO \(Dialect.keptKeys) " + select, arguments)
     }
 
     func lastReservedKey(root: EntityDescription) throws -> Int64 {
@@ -65,7 +36,7 @@ struct SQLiteBatchDeleteSQL: SQLBatchDeleteBackend {
         (try connection.run("DELETE FROM \(table)" + whereClause), [])
     }
 
-    func readRows(_ sql: String, _ arguments: [SQLiteValue], into rows: inout [StoreRow]) throws {
+    func readRows(_ sql: String, _ arguments: [SQLValue], into rows: inout [StoreRow]) throws {
         let codec = store.rowCodec
         try connection.query(sql, arguments) { statement in
             if let row = codec.decode(statement) { rows.append(row) }

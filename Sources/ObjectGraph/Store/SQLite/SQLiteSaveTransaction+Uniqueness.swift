@@ -17,48 +17,18 @@ extension SQLiteSaveTransaction {
         if !conflicts.isEmpty { throw ConstraintConflictError(conflicts: conflicts) }
     }
 
-    /// The conflicts `checkUniqueness` refuses, one per object that has another's values.
+    /// The conflicts `checkUniqueness` refuses, one per object that has another's values
+    /// (``SaveRequest/uniquenessConflicts(in:storedIDs:)``).
     func uniquenessConflicts() throws -> [ConstraintConflictError.Conflict] {
-        let constrained = layout.model.entitiesWithUniquenessConstraints
-        guard !constrained.isEmpty else { return [] }
-        var conflicts: [ConstraintConflictError.Conflict] = []
-        for declaring in constrained {
-            let mapping = layout.mappings[declaring.index]
-            let family = mapping.familyNumbers.map(String.init).joined(separator: ", ")
-            for constraint in declaring.fileDetails.uniquenessConstraints {
-                let slots = constraint.compactMap { declaring.propertiesByName[$0]?.slot }
-                let moved = updated.filter { $0.object.entity.isKind(of: declaring) && slots.contains(where: $0.changes.contains) }.map(\.object)
-                let candidates = inserted.filter { $0.entity.isKind(of: declaring) } + moved
-                guard !candidates.isEmpty else { continue }
-                // Rows whose present values will be gone after this save.
-                var leaving = Set(moved.map(\.objectID))
-                for object in deleted where object.entity.isKind(of: declaring) { leaving.insert(object.objectID) }
-
-                var byValues: [[SlotValue]: [ObjectID]] = [:]
-                for object in candidates {
-                    let values = slots.map { object.values[$0] }
-                    if !values.contains(where: \.isNull) { byValues[values, default: []].append(object.objectID) }
-                }
-                let columns = slots.map { "t.\(mapping.columnBySlot[$0]!) = ?" }.joined(separator: " AND ")
-                let statement = try connection.prepare("SELECT t.Z_PK, t.Z_ENT FROM \(mapping.table.name) t WHERE t.Z_ENT IN (\(family)) AND \(columns)")
-                defer { statement.reset() }
-                for (values, objects) in byValues {
-                    for (index, value) in values.enumerated() { try RowCodec.bind(value, to: statement, at: Int32(index), keys: [:]) }
-                    var stored: [ObjectID] = []
-                    while try statement.step() {
-                        guard let entity = layout.entitiesByNumber[statement.int64(1)] else { continue }
-                        let id = ObjectID(entity: entity, store: store, primaryKey: statement.int64(0))
-                        if !leaving.contains(id) { stored.append(id) }
-                    }
-                    statement.resetKeepingBindings()
-                    guard objects.count + stored.count > 1 else { continue }
-                    for object in objects {
-                        let others = objects.filter { $0 != object } + stored
-                        conflicts.append(.init(entity: declaring.name, constraint: constraint, objectID: object, conflictingObjectIDs: others))
-                    }
-                }
+        try request.uniquenessConflicts(in: layout) { sql, values in
+            let statement = try connection.cachedStatement(sql)
+            defer { statement.reset() }
+            for (index, value) in values.enumerated() { try SQLiteRowCodec.bind(value, to: statement, at: Int32(index), keys: [:]) }
+            var ids: [ObjectID] = []
+            while try statement.step() {
+                if let id = layout.objectID(key: statement.int64(0), entityNumber: statement.int64(1), store: store) { ids.append(id) }
             }
+            return ids
         }
-        return conflicts
     }
 }

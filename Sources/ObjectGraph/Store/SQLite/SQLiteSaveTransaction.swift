@@ -1,5 +1,4 @@
 import Foundation
-import OrderedCollections
 
 /// The writes of one save in SQLite, inside one `BEGIN IMMEDIATE` transaction on the writer.
 ///
@@ -28,28 +27,22 @@ struct SQLiteSaveTransaction {
         try checkUniqueness()
         var outcome = Outcome()
         let blocks = try allocateKeys(&outcome.keys)
-        var binder = SlotBinder(layout: layout, keys: outcome.keys)
-        // Statements whose parameters may point into the binder's text arena.
-        var bound: [SQLiteStatement] = []
-        defer {
-            for statement in bound { statement.clearBindings() }
-            binder.deallocate()
-        }
-        try insertRows(blocks, &binder, &bound)
+        var writing = Writing(binder: SlotBinder(layout: layout, keys: outcome.keys))
+        defer { writing.finish() }
+        try insertRows(blocks, &writing)
         var conflicts: [MergeConflictError.Conflict] = []
-        var statements = UpdateStatements()
         var plans = SavePlans(layout)
-        for change in updated { try update(change, plans(change.object.entity), &binder, &outcome, &conflicts, &statements, &bound) }
+        for change in updated { try update(change, plan: plans(change.object.entity), writing: &writing, outcome: &outcome, conflicts: &conflicts) }
         for object in deleted { try delete(object, &conflicts) }
         if !conflicts.isEmpty { throw MergeConflictError(conflicts: conflicts) }
         let keys = outcome.keys
         for object in inserted {
             let plan = plans(object.entity)
-            if !plan.toManyWriteSlots.isEmpty { try writeToMany(object, plan, keys) }
+            if !plan.toManyWriteSlots.isEmpty { try writeToMany(of: object, plan: plan, keys: keys) }
         }
         for change in updated {
             let plan = plans(change.object.entity)
-            if !plan.toManyWriteSlots.isEmpty { try writeToMany(change.object, plan, keys) }
+            if !plan.toManyWriteSlots.isEmpty { try writeToMany(of: change.object, plan: plan, keys: keys) }
         }
         return outcome
     }
@@ -58,25 +51,10 @@ struct SQLiteSaveTransaction {
 
     /// Takes a block of primary keys per root entity from `Z_PRIMARYKEY`.
     private func allocateKeys(_ keys: inout TemporaryKeys) throws -> [KeyBlock] {
-        guard let first = inserted.first else { return [] }
-        var groups: [(root: EntityDescription, objects: [ManagedObject])]
-        let root = first.entity.root
-        if inserted.allSatisfy({ $0.entity.root === root }) {
-            groups = [(root, inserted)]
-        } else {
-            groups = []
-            for object in inserted {
-                let root = object.entity.root
-                if let index = groups.firstIndex(where: { $0.root === root }) {
-                    groups[index].objects.append(object)
-                } else {
-                    groups.append((root, [object]))
-                }
-            }
-        }
+        guard !inserted.isEmpty else { return [] }
         keys = TemporaryKeys(capacity: inserted.count)
         var blocks: [KeyBlock] = []
-        for group in groups {
+        for group in inserted.groupedByRoot() {
             let last = try connection.reservePrimaryKeys(group.objects.count, root: group.root, layout: layout)
             var key = last
             for object in group.objects {
@@ -90,7 +68,22 @@ struct SQLiteSaveTransaction {
 
     // MARK: Rows
 
-    private func insertRows(_ blocks: [KeyBlock], _ binder: inout SlotBinder, _ bound: inout [SQLiteStatement]) throws {
+    /// What the row writes of one save share: the binder, the prepared UPDATE statements, and
+    /// the statements whose parameters may point into the binder's text arena (cleared by
+    /// ``finish()`` before the arena goes).
+    struct Writing {
+        var binder: SlotBinder
+        var updates = UpdateStatements()
+        var bound: [SQLiteStatement] = []
+
+        /// Clears the bound statements' parameters, then frees the binder's arena.
+        mutating func finish() {
+            for statement in bound { statement.clearBindings() }
+            binder.deallocate()
+        }
+    }
+
+    private func insertRows(_ blocks: [KeyBlock], _ writing: inout Writing) throws {
         var statements = [SQLiteStatement?](repeating: nil, count: layout.mappings.count)
         for block in blocks {
             var key = block.last
@@ -106,19 +99,19 @@ struct SQLiteSaveTransaction {
                     if let prepared = statements[current.index] {
                         statement = prepared
                     } else {
-                        statement = try connection.prepare(plan.insertSQL)
+                        statement = try connection.cachedStatement(plan.insertSQL)
                         statements[current.index] = statement
-                        bound.append(statement)
+                        writing.bound.append(statement)
                     }
                 }
-                try insert(object, key: key, statement, plan, &binder)
+                try insert(object, key: key, with: statement, plan: plan, binder: &writing.binder)
             }
         }
     }
 
     @inline(__always)
-    private func insert(_ object: ManagedObject, key: Int64, _ statement: SQLiteStatement, _ plan: EntitySavePlan,
-                        _ binder: inout SlotBinder) throws {
+    private func insert(_ object: ManagedObject, key: Int64, with statement: SQLiteStatement, plan: EntitySavePlan,
+                        binder: inout SlotBinder) throws {
         defer { statement.resetKeepingBindings() }
         binder.arena.startRow()
         try statement.bindInt64(key, at: 0)
@@ -147,61 +140,41 @@ struct SQLiteSaveTransaction {
         var last: (entity: ObjectIdentifier, mask: UInt64, statement: SQLiteStatement)?
     }
 
-    private func update(_ change: Update, _ plan: EntitySavePlan, _ binder: inout SlotBinder, _ outcome: inout Outcome,
-                        _ conflicts: inout [MergeConflictError.Conflict], _ statements: inout UpdateStatements,
-                        _ bound: inout [SQLiteStatement]) throws {
+    private func update(_ change: Update, plan: EntitySavePlan, writing: inout Writing, outcome: inout Outcome,
+                        conflicts: inout [MergeConflictError.Conflict]) throws {
         let object = change.object
-        var values = object.values
-        var changed = change.changes
-        var version = object.version
-        if try write(values, changed, version: version, object, plan, &binder, &statements, &bound) { return }
         let mapping = layout.mappings[object.entity.index]
-        // The row changed (or vanished) since it was read.
-        let row = try currentRow(of: object, mapping)
-        switch SaveConflictResolution.resolve(object, values: values, changed: changed, stored: row, policy: policy, mapping: mapping) {
-        case .conflict(let storeVersion):
-            conflicts.append(.init(objectID: object.objectID, snapshotVersion: object.version, storeVersion: storeVersion))
-        case .vanished:
-            outcome.vanished.append(object)
-        case .keepStored(let stored, let storedVersion):
-            outcome.resolved[ObjectIdentifier(object)] = (stored, storedVersion)
-        case .rewrite(let merged, let slots, let storedVersion):
-            (values, changed, version) = (merged, slots, storedVersion)
-            guard try write(values, changed, version: version, object, plan, &binder, &statements, &bound) else {
-                conflicts.append(.init(objectID: object.objectID, snapshotVersion: object.version, storeVersion: storedVersion))
-                return
-            }
-            outcome.resolved[ObjectIdentifier(object)] = (values, version + 1)
-        }
+        try SaveConflictResolution.update(change, policy: policy, mapping: mapping, outcome: &outcome, conflicts: &conflicts,
+                                          currentRow: { try currentRow(of: object, mapping) },
+                                          write: { try write($0, changed: $1, version: $2, of: object, plan: plan, writing: &writing) })
     }
 
     /// UPDATE with the version check; false when no row had that version.
-    private func write(_ values: ContiguousArray<SlotValue>, _ changed: ChangedSlots, version: Int64, _ object: ManagedObject,
-                       _ plan: EntitySavePlan, _ binder: inout SlotBinder,
-                       _ statements: inout UpdateStatements, _ bound: inout [SQLiteStatement]) throws -> Bool {
+    private func write(_ values: ContiguousArray<SlotValue>, changed: ChangedSlots, version: Int64, of object: ManagedObject,
+                       plan: EntitySavePlan, writing: inout Writing) throws -> Bool {
         let stored = plan.storedSlots(of: changed)
         let statement: SQLiteStatement
         if stored.wide == nil {
             let mask = stored.mask
             let entity = ObjectIdentifier(object.entity)
-            if let last = statements.last, last.entity == entity, last.mask == mask {
+            if let last = writing.updates.last, last.entity == entity, last.mask == mask {
                 statement = last.statement
             } else {
-                if let cached = statements.bySlots[entity]?[mask] {
+                if let cached = writing.updates.bySlots[entity]?[mask] {
                     statement = cached
                 } else {
-                    statement = try connection.prepare(layout.mappings[object.entity.index].updateSQL(for: stored.slots))
-                    statements.bySlots[entity, default: [:]][mask] = statement
-                    bound.append(statement)
+                    statement = try connection.cachedStatement(layout.mappings[object.entity.index].updateSQL(for: stored.slots))
+                    writing.updates.bySlots[entity, default: [:]][mask] = statement
+                    writing.bound.append(statement)
                 }
-                statements.last = (entity, mask, statement)
+                writing.updates.last = (entity, mask, statement)
             }
         } else {
-            statement = try connection.prepare(layout.mappings[object.entity.index].updateSQL(for: stored.slots))
-            bound.append(statement)
+            statement = try connection.cachedStatement(layout.mappings[object.entity.index].updateSQL(for: stored.slots))
+            writing.bound.append(statement)
         }
         defer { statement.resetKeepingBindings() }
-        binder.arena.startRow()
+        writing.binder.arena.startRow()
         try statement.bindInt64(version + 1, at: 0)
         var index: Int32 = 1
         try values.withUnsafeBufferPointer { values in
@@ -209,10 +182,10 @@ struct SQLiteSaveTransaction {
             let base = values.baseAddress.unsafelyUnwrapped
             try stored.forEach { slot in
                 let value = base + slot
-                try binder.bind(value, to: statement, at: index)
+                try writing.binder.bind(value, to: statement, at: index)
                 index += 1
                 if plan.hasEntityColumn(slot) {
-                    try binder.bindEntityNumber(of: value, to: statement, at: index)
+                    try writing.binder.bindEntityNumber(of: value, to: statement, at: index)
                     index += 1
                 }
             }
@@ -224,83 +197,66 @@ struct SQLiteSaveTransaction {
     }
 
     private func currentRow(of object: ManagedObject, _ mapping: EntityMapping) throws -> StoreRow? {
-        let codec = RowCodec(layout: layout, store: store)
-        var row: StoreRow?
-        try connection.query("SELECT \(mapping.table.selectList) FROM \(mapping.table.name) t WHERE t.Z_PK = ?",
-                             [.integer(object.objectID.key)]) { row = codec.decode($0) }
-        return row
+        let codec = SQLiteRowCodec(layout: layout, store: store)
+        let statement = try connection.cachedStatement(mapping.lockedRowSQL(in: SQLiteDialect.self))
+        defer { statement.reset() }
+        try statement.bindInt64(object.objectID.key, at: 0)
+        return try statement.step() ? codec.decode(statement) : nil
     }
 
     private func delete(_ object: ManagedObject, _ conflicts: inout [MergeConflictError.Conflict]) throws {
         let mapping = layout.mappings[object.entity.index]
         let pk = object.objectID.key
-        let statement = try connection.prepare(mapping.deleteSQL)
-        try statement.bindInt64(pk, at: 0)
-        try statement.bindInt64(object.version, at: 1)
-        try statement.run()
-        if connection.changes == 0 {
-            // Not at the version read: gone already (fine), or changed by someone else.
-            var current: Int64?
-            try connection.query("SELECT Z_OPT FROM \(mapping.table.name) WHERE Z_PK = ?", [.integer(pk)]) { current = $0.int64(0) }
-            guard let current else { return }
-            if policy == .error {
-                conflicts.append(.init(objectID: object.objectID, snapshotVersion: object.version, storeVersion: current))
-                return
-            }
+        let deleted = try SaveConflictResolution.delete(object, policy: policy, conflicts: &conflicts, deleteAtVersion: {
+            let statement = try connection.cachedStatement(mapping.deleteSQL)
+            try statement.bindInt64(pk, at: 0)
+            try statement.bindInt64(object.version, at: 1)
+            try statement.run()
+            return connection.changes
+        }, currentVersion: {
+            if case .integer(let current)? = try connection.scalar(mapping.lockedVersionSQL(in: SQLiteDialect.self), [.integer(pk)]) { return current }
+            return nil
+        }, deleteAnyVersion: {
             try connection.run("DELETE FROM \(mapping.table.name) WHERE Z_PK = ?", [.integer(pk)])
+        })
+        if deleted {
+            for sql in mapping.joinRowDeletes { try connection.run(sql, [.integer(pk)]) }
         }
-        for sql in mapping.joinRowDeletes { try connection.run(sql, [.integer(pk)]) }
     }
 
     // MARK: To-many storage
 
-    /// Join-table rows and ordering columns of the to-many relationships that changed.
-    private func writeToMany(_ object: ManagedObject, _ plan: EntitySavePlan, _ keys: TemporaryKeys) throws {
-        let mapping = layout.mappings[object.entity.index]
-        let owner = keys.storedKey(object.objectID)
-        for slot in plan.toManyWriteSlots {
-            guard case .objects(let now) = object.values[slot] else { continue }
-            let before = object.snapshot.isEmpty ? OrderedSet<ObjectID>() : (object.snapshot[slot].objectIDs ?? [])
-            if now == before && !object.snapshot.isEmpty { continue }
-            let key = { (id: ObjectID) in id.isTemporaryID ? keys.key(for: id) ?? id.key : id.key }
-            if let join = mapping.joinTableBySlot[slot], join.isWritingSide {
-                if let orderColumn = join.orderColumn {
-                    let members = try orderedMembers(object, slot: slot, owner: owner, now: now.map(key), before: before.map(key))
-                    try connection.run("DELETE FROM \(join.name) WHERE \(join.ownerColumn) = ?", [.integer(owner)])
-                    for (position, member) in members.enumerated() {
-                        try connection.run("INSERT INTO \(join.name) (\(join.ownerColumn), \(join.memberColumn), \(orderColumn)) VALUES (?, ?, ?)",
-                                           [.integer(owner), .integer(member), .integer(Int64(position + 1))])
-                    }
-                    continue
-                }
-                for id in before where !now.contains(id) {
-                    try connection.run("DELETE FROM \(join.name) WHERE \(join.ownerColumn) = ? AND \(join.memberColumn) = ?",
-                                       [.integer(owner), .integer(key(id))])
-                }
-                for id in now where !before.contains(id) {
-                    try connection.run("INSERT OR IGNORE INTO \(join.name) (\(join.ownerColumn), \(join.memberColumn)) VALUES (?, ?)",
-                                       [.integer(owner), .integer(key(id))])
-                }
-            } else if let orderColumn = mapping.orderColumnBySlot[slot],
-                      let table = object.entity.relationshipAtSlot[slot]?.destinationEntity.root {
-                let name = layout.mappings[table.index].table.name
-                let members = try orderedMembers(object, slot: slot, owner: owner, now: now.map(key), before: before.map(key))
+    /// Join-table rows and ordering columns of the to-many relationships that changed
+    /// (``ToManyWrite``), a statement a row.
+    private func writeToMany(of object: ManagedObject, plan: EntitySavePlan, keys: TemporaryKeys) throws {
+        let (owner, writes) = try ToManyWrite.writes(of: object, plan: plan, layout: layout, keys: keys, dialect: SQLiteDialect.self) { sql, owner in
+            var stored: [Int64] = []
+            try connection.query(sql, [.integer(owner)]) { stored.append($0.int64(0)) }
+            return stored
+        }
+        for write in writes {
+            switch write {
+            case .orderedJoin(let join, let orderColumn, let members):
+                try connection.run("DELETE FROM \(join.name) WHERE \(join.ownerColumn) = ?", [.integer(owner)])
                 for (position, member) in members.enumerated() {
-                    try connection.run("UPDATE \(name) SET \(orderColumn) = ? WHERE Z_PK = ?",
-                                       [.integer(Int64(position + 1)), .integer(member)])
+                    try connection.run("INSERT INTO \(join.name) (\(join.ownerColumn), \(join.memberColumn), \(orderColumn)) VALUES (?, ?, ?)",
+                                       [.integer(owner), .integer(member), .integer(Int64(position + 1))])
+                }
+            case .join(let join, let removed, let added):
+                for member in removed {
+                    try connection.run("DELETE FROM \(join.name) WHERE \(join.ownerColumn) = ? AND \(join.memberColumn) = ?",
+                                       [.integer(owner), .integer(member)])
+                }
+                for member in added {
+                    try connection.run("INSERT OR IGNORE INTO \(join.name) (\(join.ownerColumn), \(join.memberColumn)) VALUES (?, ?)",
+                                       [.integer(owner), .integer(member)])
+                }
+            case .order(let table, let orderColumn, let members):
+                for (position, member) in members.enumerated() {
+                    try connection.run("UPDATE \(table) SET \(orderColumn) = ? WHERE Z_PK = ?", [.integer(Int64(position + 1)), .integer(member)])
                 }
             }
         }
-    }
-
-    /// The keys an ordered to-many is written with: the context's list, then members only the
-    /// store knows of (``OrderedToManyMerge``).
-    private func orderedMembers(_ object: ManagedObject, slot: Int, owner: Int64, now: [Int64], before: [Int64]) throws -> [Int64] {
-        guard !object.snapshot.isEmpty, let relationship = object.entity.relationshipAtSlot[slot],
-              let sql = layout.storedMembersSQL(relationship, orderSuffix: ", t.Z_PK") else { return now }
-        var stored: [Int64] = []
-        try connection.query(sql, [.integer(owner)]) { stored.append($0.int64(0)) }
-        return OrderedToManyMerge.keys(now: now, before: before, stored: stored)
     }
 }
 

@@ -2,15 +2,15 @@ import Foundation
 
 // The reads of ``PersistentStore`` in SQLite: one statement each, on a reader connection.
 extension SQLiteStore {
-    var rowCodec: RowCodec { RowCodec(layout: layout, store: identity) }
+    var rowCodec: SQLiteRowCodec { SQLiteRowCodec(layout: layout, store: identity) }
 
     func fetchRows(_ query: StoreQuery, _ row: (StoreRow) throws -> Void) throws {
-        let select = SQLiteSelect(query, layout: layout)
-        let (sql, arguments) = select.sql(select.mapping.table.selectList)
+        let select = SQLSelect<SQLiteDialect>(query, layout: layout)
+        let (sql, arguments) = select.rowsSQL
         let codec = rowCodec
         let entity = query.entity
         try read { connection in
-            let statement = try connection.prepare(sql)
+            let statement = try connection.cachedStatement(sql)
             defer { statement.reset() }
             try statement.bind(arguments)
             while try statement.step() {
@@ -22,48 +22,32 @@ extension SQLiteStore {
     }
 
     func fetchObjectIDs(_ query: StoreQuery) throws -> [ObjectID] {
-        let (sql, arguments) = SQLiteSelect(query, layout: layout).sql("t.Z_PK, t.Z_ENT")
-        return try read { try objectIDs($0, sql, arguments) }
+        let (sql, arguments) = SQLSelect<SQLiteDialect>(query, layout: layout).sql("t.Z_PK, t.Z_ENT")
+        return try read { try objectIDs(sql, arguments, on: $0) }
     }
 
     /// The IDs in the first two columns (`Z_PK`, `Z_ENT`) of `sql`'s rows.
-    func objectIDs(_ connection: SQLiteConnection, _ sql: String, _ arguments: [SQLiteValue]) throws -> [ObjectID] {
+    func objectIDs(_ sql: String, _ arguments: [SQLValue], on connection: SQLiteConnection) throws -> [ObjectID] {
         var ids: [ObjectID] = []
-        let layout = layout
-        let store = identity
+        let (layout, store) = (layout, identity)
         try connection.query(sql, arguments) { statement in
-            guard let concrete = layout.entitiesByNumber[statement.int64(1)] else { return }
-            ids.append(ObjectID(entity: concrete, store: store, primaryKey: statement.int64(0)))
+            if let id = layout.objectID(key: statement.int64(0), entityNumber: statement.int64(1), store: store) { ids.append(id) }
         }
         return ids
     }
 
     func count(_ query: StoreQuery, excluding excluded: [Int64]) throws -> Int {
-        let select = SQLiteSelect(query, layout: layout)
-        var (sql, arguments) = select.sql("COUNT(*)", ordered: false, paged: false)
-        if !excluded.isEmpty {
-            sql += (select.whereClause.isEmpty ? " WHERE " : " AND ") + "t.Z_PK NOT IN (\(ParameterList.placeholders(excluded.count)))"
-            ParameterList.append(excluded.map { .integer($0) }, to: &arguments)
-        }
-        return try read { connection in
-            if case .integer(let value)? = try connection.scalar(sql, arguments) { return Int(value) }
-            return 0
-        }
+        let (sql, arguments) = SQLSelect<SQLiteDialect>(query, layout: layout).countSQL(excluding: excluded)
+        return try read { Int(try $0.scalar(sql, arguments)?.integerValue ?? 0) }
     }
 
     func rows(of ids: [ObjectID], _ row: (StoreRow) throws -> Void) throws {
         let codec = rowCodec
-        for (root, group) in Dictionary(grouping: ids, by: { ObjectIdentifier($0.entity.root) }).map({ ($0.value[0].entity.root, $0.value) }) {
-            let table = layout.mappings[root.index].table
-            for chunk in group.chunks(500) {
-                let sql = "SELECT \(table.selectList) FROM \(table.name) t WHERE t.Z_PK IN (\(ParameterList.placeholders(chunk.count)))"
-                var arguments: [SQLiteValue] = []
-                ParameterList.append(chunk.map { .integer($0.key) }, to: &arguments)
-                try read { connection in
-                    try connection.query(sql, arguments) { statement in
-                        guard let decoded = codec.decode(statement) else { return }
-                        try row(try codec.checked(decoded, from: table, url: url))
-                    }
+        for (table, sql, arguments) in layout.rowsSQL(of: ids, in: SQLiteDialect.self) {
+            try read { connection in
+                try connection.query(sql, arguments) { statement in
+                    guard let decoded = codec.decode(statement) else { return }
+                    try row(try codec.checked(decoded, from: table, url: url))
                 }
             }
         }
@@ -71,42 +55,34 @@ extension SQLiteStore {
 
     func relatedRows(_ relationship: RelationshipDescription, owners: [Int64],
                      _ row: (_ owner: Int64, _ destination: StoreRow) throws -> Void) throws {
-        let destination = layout.mappings[relationship.destinationEntity.index]
-        guard let source = layout.relatedRowsSource(relationship, orderSuffix: "") else { return }
-        let (from, ownerColumn, order) = source
+        // SQLite reads `IN (?)` with one value as `= ?`.
+        guard let related = layout.relatedRowsSQL(relationship, owners: owners, in: SQLiteDialect.self) else { return }
+        let table = related.table
         let codec = rowCodec
-        let width = Int32(destination.table.columns.count + 3)
-        for chunk in owners.chunks(500) {
-            // SQLite reads `IN (?)` with one value as `= ?`.
-            let sql = "SELECT \(destination.table.selectList), \(ownerColumn) FROM \(from) WHERE \(ownerColumn) IN (\(ParameterList.placeholders(chunk.count))) ORDER BY \(ownerColumn)\(order)"
-            var arguments: [SQLiteValue] = []
-            ParameterList.append(chunk.map { .integer($0) }, to: &arguments)
+        let width = Int32(table.columns.count + 3)
+        for (sql, arguments) in related.statements {
             try read { connection in
                 try connection.query(sql, arguments) { statement in
                     guard let decoded = codec.decode(statement) else { return }
-                    try row(statement.int64(width), try codec.checked(decoded, from: destination.table, url: url))
+                    try row(statement.int64(width), try codec.checked(decoded, from: table, url: url))
                 }
             }
         }
     }
 
     func aggregate(_ function: AggregateFunction, of path: BoundPath, kind: ValueKind, _ query: StoreQuery) throws -> SlotValue {
-        let select = SQLiteSelect(query, layout: layout)
-        var compiler = SQLitePredicateCompiler(layout: layout)
-        let type = path.attributeType
-        let expression = compiler.expression(path)
-        let (sql, arguments) = select.sql(function.sql(of: expression, type: type), ordered: false, paged: false)
+        let (sql, arguments) = SQLSelect<SQLiteDialect>(query, layout: layout).aggregateSQL(function, of: path)
         var result: SlotValue = .null
         try read { connection in
-            try connection.query(sql, compiler.arguments + arguments) { statement in
-                result = aggregateResult(function, type, statement, 0, kind: kind, path: path)
+            try connection.query(sql, arguments) { statement in
+                result = aggregateResult(function, type: path.attributeType, statement, column: 0, kind: kind, path: path)
             }
         }
         return result
     }
 
     /// Column `column` of an aggregate query, in the stored form of the result.
-    func aggregateResult(_ function: AggregateFunction, _ type: AttributeType?, _ statement: SQLiteStatement, _ column: Int32,
+    func aggregateResult(_ function: AggregateFunction, type: AttributeType?, _ statement: SQLiteStatement, column: Int32,
                          kind: ValueKind, path: BoundPath) -> SlotValue {
         if statement.isNull(column) { return .null }
         switch function {
@@ -130,18 +106,7 @@ extension SQLiteStore {
     }
 
     func distinctValues(of path: BoundPath, kind: ValueKind, _ query: StoreQuery) throws -> [SlotValue] {
-        let select = SQLiteSelect(query, layout: layout)
-        var compiler = SQLitePredicateCompiler(layout: layout)
-        let expression = compiler.expression(path)
-        var distinct = select.sql("DISTINCT \(expression) AS value", ordered: false, paged: false).sql
-        distinct += (select.whereClause.isEmpty ? " WHERE " : " AND ") + "value IS NOT NULL"
-        // Duplicates are removed first, then only the distinct values are sorted: SQLite runs
-        // `SELECT DISTINCT … ORDER BY` by sorting every selected row (2.2× the time of the
-        // DISTINCT alone on 100,000 rows of 320 names), a subquery keeps the DISTINCT a
-        // temporary B-tree of the values alone.
-        var sql = "SELECT value FROM (\(distinct)) ORDER BY value"
-        var arguments = compiler.arguments + select.arguments
-        sql += SQLiteSelect.pagingClause(limit: query.limit, offset: query.offset, arguments: &arguments)
+        let (sql, arguments) = SQLSelect<SQLiteDialect>(query, layout: layout).distinctSQL(of: path)
         var values: [SlotValue] = []
         try read { connection in
             try connection.query(sql, arguments) { statement in
@@ -157,7 +122,7 @@ extension SQLiteStore {
         if let path {
             switch path.terminal {
             case .attribute(let attribute):
-                if kind == ValueKind(attribute.attributeType) { return RowCodec.read(attribute.attributeType, statement, column) }
+                if kind == ValueKind(attribute.attributeType) { return SQLiteRowCodec.read(attribute.attributeType, statement, column) }
             case .toOne(let relationship):
                 return .object(ObjectID(entity: relationship.destinationEntity, store: identity, primaryKey: statement.int64(column)))
             case .identity: break

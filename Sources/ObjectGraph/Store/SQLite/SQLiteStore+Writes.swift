@@ -21,9 +21,9 @@ extension SQLiteStore {
     }
 
     func batchDelete(_ query: StoreQuery, listingIDs: Bool) throws -> BatchDeleteOutcome {
-        let select = SQLiteSelect(query, layout: layout)
+        let select = SQLSelect<SQLiteDialect>(query, layout: layout)
         return try write { connection in
-            var deleter = SQLiteBatchDeleter(store: self, connection: connection)
+            var deleter = SQLBatchDeleter(SQLiteBatchDeleteSQL(store: self, connection: connection))
             let (count, listed) = try deleter.deleteSelection(select, listingIDs: listingIDs)
             return BatchDeleteOutcome(count: count, listed: listed, deleted: deleter.deleted, cascaded: deleter.cascaded,
                                       deletedEntities: deleter.deletedEntities, nullified: try deleter.readRows(deleter.nullified))
@@ -31,20 +31,9 @@ extension SQLiteStore {
     }
 
     func batchUpdate(_ query: StoreQuery, _ values: [(attribute: AttributeDescription, value: SlotValue)]) throws -> [StoreRow] {
-        let select = SQLiteSelect(query, layout: layout)
-        let mapping = select.mapping
-        let assignments = values.map { "\(mapping.columnBySlot[$0.attribute.slot]!) = ?" }
-        let arguments = values.map(\.value.storedValue)
+        let select = SQLSelect<SQLiteDialect>(query, layout: layout)
         return try write { connection in
-            let deleter = SQLiteBatchDeleter(store: self, connection: connection)
-            let selected = try deleter.selectIDs(select)
-            if !assignments.isEmpty {
-                for (condition, keys) in SQLiteBatchDeleteSQL.keyConditions("Z_PK", selected.map(\.key)) {
-                    let sql = "UPDATE \(mapping.table.name) SET \(assignments.joined(separator: ", ")), Z_OPT = Z_OPT + 1 WHERE \(condition)"
-                    try connection.run(sql, arguments + keys)
-                }
-            }
-            return try deleter.readRows(selected)
+            try SQLBatchDeleter(SQLiteBatchDeleteSQL(store: self, connection: connection)).update(select, values)
         }
     }
 }

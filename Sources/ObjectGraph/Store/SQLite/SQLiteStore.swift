@@ -81,7 +81,7 @@ final class SQLiteStore: PersistentStore {
         if let url, migrate, !readOnly {
             _ = try migrator.migrateIfNeeded(url: url, model: model)
         }
-        (writer, readerPath) = try StoreAccess.openWriter(url: url, readOnly: readOnly)
+        (writer, readerPath) = try SQLiteFileAccess.openWriter(url: url, readOnly: readOnly)
         do {
             _ = try writer.scalar("SELECT count(*) FROM sqlite_master")
             // Refuse a foreign database before anything (even the journal mode) is written.
@@ -91,7 +91,7 @@ final class SQLiteStore: PersistentStore {
             }
             try writer.execute("PRAGMA synchronous = NORMAL")
         } catch let error as SQLiteError {
-            throw StoreAccess.diagnose(error, url: url, readOnly: readOnly, fallback: StoreError(
+            throw SQLiteFileAccess.diagnose(error, url: url, readOnly: readOnly, fallback: StoreError(
                 .cannotOpen, url: url, "cannot read or write the database", underlying: error))
         }
 
@@ -105,7 +105,7 @@ final class SQLiteStore: PersistentStore {
             do {
                 try Self.switchToWAL(writer)
             } catch let error as SQLiteError {
-                throw StoreAccess.diagnose(error, url: url, readOnly: readOnly, fallback: StoreError(
+                throw SQLiteFileAccess.diagnose(error, url: url, readOnly: readOnly, fallback: StoreError(
                     .cannotOpen, url: url, "cannot switch the store to write-ahead logging", underlying: error))
             }
         }
@@ -205,7 +205,7 @@ final class SQLiteStore: PersistentStore {
             // Another process created the store between the check above and the write lock.
             return try openExisting(writer: writer, model: model, url: url, migrate: migrate, readOnly: readOnly)
         } catch let error as SQLiteError {
-            throw StoreAccess.diagnose(error, url: url, readOnly: readOnly, fallback: StoreError(
+            throw SQLiteFileAccess.diagnose(error, url: url, readOnly: readOnly, fallback: StoreError(
                 .cannotOpen, url: url, "cannot set up the store", underlying: error))
         }
     }
@@ -283,7 +283,7 @@ final class SQLiteStore: PersistentStore {
             if existing.isEmpty || !additions.isEmpty { additions += layout.indexStatements(for: table) }
         }
         for (join, ownerColumn, memberColumn, orderColumns) in layout.joinTables where try !writer.tableExists(join.name) {
-            additions += layout.joinTableStatements(join, ownerColumn, memberColumn, orderColumns)
+            additions += layout.joinTableStatements(join, ownerColumn: ownerColumn, memberColumn: memberColumn, orderColumns: orderColumns)
         }
         guard problems.isEmpty else {
             throw StoreError(.incompatibleModel, url: url, "the store does not fit the model: \(problems.joined(separator: "; "))")
@@ -304,9 +304,9 @@ final class SQLiteStore: PersistentStore {
         try writer.writeTransaction {
             for statement in additions { try writer.execute(statement) }
             for fill in defaults {
-                let statement = try writer.prepare(fill.sql)
+                let statement = try writer.cachedStatement(fill.sql)
                 defer { statement.reset() }
-                try RowCodec.bind(fill.value, to: statement, at: 0, keys: [:])
+                try SQLiteRowCodec.bind(fill.value, to: statement, at: 0, keys: [:])
                 while try statement.step() {}
             }
             for entity in newEntities {
@@ -351,8 +351,8 @@ final class SQLiteStore: PersistentStore {
     /// Whether opening the store at `url` with `model` would change its schema.
     static func requiresMigration(model: ManagedObjectModel, url: URL) throws -> Bool {
         guard FileManager.default.fileExists(atPath: url.path) else { return false }
-        try StoreAccess.check(url, readOnly: true)
-        let connection = try StoreAccess.openReadOnly(url).connection
+        try SQLiteFileAccess.check(url, readOnly: true)
+        let connection = try SQLiteFileAccess.openReadOnly(url).connection
         defer { connection.close() }
         guard try connection.tableExists("Z_METADATA") else { return false }
         let metadata = try readMetadata(writer: connection, url: url)

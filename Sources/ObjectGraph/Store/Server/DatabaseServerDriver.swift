@@ -33,17 +33,17 @@ public protocol DatabaseServerSession {
     /// Runs `sql` with `$1`, `$2`, ... bound to `parameters` and calls `row` with each row's
     /// columns: `integer` for integer and boolean columns, `real` for floating-point and
     /// numeric ones, `text`, `blob` for byte arrays, `null`.
-    func query(_ sql: String, _ parameters: [SQLiteValue], _ row: ([SQLiteValue]) throws -> Void) throws
+    func query(_ sql: String, _ parameters: [SQLValue], _ row: ([SQLValue]) throws -> Void) throws
 
     /// Runs `sql` with `parameters` and returns the number of rows it changed.
     @discardableResult
-    func execute(_ sql: String, _ parameters: [SQLiteValue]) throws -> Int
+    func execute(_ sql: String, _ parameters: [SQLValue]) throws -> Int
 }
 
 extension DatabaseServerSession {
     /// The rows of `sql`.
-    public func rows(_ sql: String, _ parameters: [SQLiteValue] = []) throws -> [[SQLiteValue]] {
-        var rows: [[SQLiteValue]] = []
+    public func rows(_ sql: String, _ parameters: [SQLValue] = []) throws -> [[SQLValue]] {
+        var rows: [[SQLValue]] = []
         try query(sql, parameters) { rows.append($0) }
         return rows
     }

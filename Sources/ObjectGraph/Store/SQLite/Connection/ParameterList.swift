@@ -22,7 +22,7 @@ enum ParameterList {
 
     /// Appends `values` to `arguments`, padded with repeats of the last one to match
     /// ``placeholders(_:)``.
-    static func append(_ values: [SQLiteValue], to arguments: inout [SQLiteValue]) {
+    static func append(_ values: [SQLValue], to arguments: inout [SQLValue]) {
         guard let last = values.last else { return }
         arguments += values
         arguments += repeatElement(last, count: paddedCount(values.count) - values.count)

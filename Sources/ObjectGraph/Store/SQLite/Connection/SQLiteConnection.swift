@@ -57,7 +57,7 @@ final class SQLiteConnection {
     }
 
     /// A cached prepared statement for `sql`, reset and with bindings cleared.
-    func prepare(_ sql: String) throws -> SQLiteStatement {
+    func cachedStatement(_ sql: String) throws -> SQLiteStatement {
         try checkOpen(sql)
         trace?(sql)
         useClock &+= 1
@@ -97,8 +97,8 @@ final class SQLiteConnection {
     }
 
     /// Runs `sql` with `arguments` and calls `row` for every result row.
-    func query(_ sql: String, _ arguments: [SQLiteValue] = [], row: (SQLiteStatement) throws -> Void) throws {
-        let statement = try prepare(sql)
+    func query(_ sql: String, _ arguments: [SQLValue] = [], row: (SQLiteStatement) throws -> Void) throws {
+        let statement = try cachedStatement(sql)
         defer { statement.reset() }
         try statement.bind(arguments)
         while try statement.step() { try row(statement) }
@@ -106,8 +106,8 @@ final class SQLiteConnection {
 
     /// Runs `sql` with `arguments`, ignoring rows, and returns the number of rows changed.
     @discardableResult
-    func run(_ sql: String, _ arguments: [SQLiteValue] = []) throws -> Int {
-        let statement = try prepare(sql)
+    func run(_ sql: String, _ arguments: [SQLValue] = []) throws -> Int {
+        let statement = try cachedStatement(sql)
         defer { statement.reset() }
         try statement.bind(arguments)
         while try statement.step() {}
@@ -115,8 +115,8 @@ final class SQLiteConnection {
     }
 
     /// The first column of the first row, or nil.
-    func scalar(_ sql: String, _ arguments: [SQLiteValue] = []) throws -> SQLiteValue? {
-        var result: SQLiteValue?
+    func scalar(_ sql: String, _ arguments: [SQLValue] = []) throws -> SQLValue? {
+        var result: SQLValue?
         try query(sql, arguments) { statement in
             if result == nil { result = statement.value(0) }
         }

@@ -44,7 +44,7 @@ final class SQLiteStatement {
 
     // MARK: Binding
 
-    func bind(_ value: SQLiteValue, at index: Int32) throws {
+    func bind(_ value: SQLValue, at index: Int32) throws {
         let i = index + 1
         let code: Int32
         switch value {
@@ -68,7 +68,7 @@ final class SQLiteStatement {
         guard code == SQLITE_OK else { throw SQLiteError(code: code, connection: connection.handle, sql: sql) }
     }
 
-    func bind(_ values: [SQLiteValue]) throws {
+    func bind(_ values: [SQLValue]) throws {
         for (index, value) in values.enumerated() { try bind(value, at: Int32(index)) }
     }
 
@@ -144,7 +144,7 @@ final class SQLiteStatement {
         return Data(bytes: pointer, count: count)
     }
 
-    func value(_ index: Int32) -> SQLiteValue {
+    func value(_ index: Int32) -> SQLValue {
         switch sqlite3_column_type(handle, index) {
         case SQLITE_INTEGER: return .integer(int64(index))
         case SQLITE_FLOAT: return .real(double(index))

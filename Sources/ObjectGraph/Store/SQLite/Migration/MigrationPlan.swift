@@ -22,7 +22,7 @@ struct MigrationPlan {
         /// Bound: `?1` source `Z_ENT`, `?2` and `?3` the key range (exclusive, inclusive).
         let sql: String
         /// Bound from `?4` on: default values.
-        let arguments: [SQLiteValue]
+        let arguments: [SQLValue]
         let rowCount: Int
         let minKey: Int64
         let maxKey: Int64
@@ -141,7 +141,7 @@ struct MigrationPlan {
         let sourceTable = source.table(of: from)
         var columns = ["Z_PK", "Z_ENT", "Z_OPT"]
         var expressions = ["s.Z_PK + \(offset(of: entity))", String(layout.numbers[entity.name]!), "s.Z_OPT"]
-        var arguments: [SQLiteValue] = []
+        var arguments: [SQLValue] = []
         for slot in mapping.columnBySlot.indices {
             guard let column = mapping.columnBySlot[slot] else { continue }
             columns.append(column)
@@ -176,7 +176,7 @@ struct MigrationPlan {
     /// in Core Data, a default never replaces a nil the old row holds unless the attribute is
     /// now required; a required attribute without a default stops at a missing value.
     private func attributeExpression(_ attribute: AttributeDescription, entity: EntityDescription, from: SourceSchema.Entity,
-                                     arguments: inout [SQLiteValue]) throws -> String {
+                                     arguments: inout [SQLValue]) throws -> String {
         let sourceTable = source.table(of: from)
         let defaultValue = attribute.defaultValue.map { $0().storedValue } ?? .null
         var expression = "NULL"

@@ -88,7 +88,7 @@ final class MigrationValueConverter {
 
     /// `value` as `type` stores it, or nil when it does not convert. Blank text becomes
     /// NULL for a number or a boolean.
-    static func convert(_ value: SQLiteValue, to type: AttributeType) -> SQLiteValue? {
+    static func convert(_ value: SQLValue, to type: AttributeType) -> SQLValue? {
         if case .null = value { return .null }
         // Text with nothing in it is no value for a number, as for Foundation's formatters.
         if case .text(let s) = value, kind(of: type) != .text, s.trimmingCharacters(in: .whitespaces).isEmpty { return .null }
@@ -111,7 +111,7 @@ final class MigrationValueConverter {
         }
     }
 
-    private static func integer(_ value: SQLiteValue, in range: ClosedRange<Int64>) -> SQLiteValue? {
+    private static func integer(_ value: SQLValue, in range: ClosedRange<Int64>) -> SQLValue? {
         switch value {
         case .integer(let v): return range.contains(v) ? value : nil
         case .real(let d):
@@ -126,7 +126,7 @@ final class MigrationValueConverter {
         }
     }
 
-    private static func boolean(_ value: SQLiteValue) -> SQLiteValue? {
+    private static func boolean(_ value: SQLValue) -> SQLValue? {
         switch value {
         case .integer(let v): return .integer(v != 0 ? 1 : 0)
         case .real(let d): return d.isNaN ? nil : .integer(d != 0 ? 1 : 0)
@@ -140,7 +140,7 @@ final class MigrationValueConverter {
         }
     }
 
-    private static func real(_ value: SQLiteValue) -> SQLiteValue? {
+    private static func real(_ value: SQLValue) -> SQLValue? {
         switch value {
         case .integer(let v): return .real(Double(v))
         case .real: return value
@@ -151,7 +151,7 @@ final class MigrationValueConverter {
         }
     }
 
-    private static func text(_ value: SQLiteValue) -> SQLiteValue? {
+    private static func text(_ value: SQLValue) -> SQLValue? {
         switch value {
         case .integer(let v): return .text(String(v))
         case .real(let d):
@@ -162,7 +162,7 @@ final class MigrationValueConverter {
         }
     }
 
-    static func describe(_ value: SQLiteValue) -> String {
+    static func describe(_ value: SQLValue) -> String {
         switch value {
         case .null: return "NULL"
         case .integer(let v): return String(v)
@@ -175,7 +175,7 @@ final class MigrationValueConverter {
     // MARK: The SQL function
 
     /// Converts one value; on failure records why and returns nil.
-    fileprivate func convert(_ value: SQLiteValue, key: Int64, target index: Int) -> SQLiteValue? {
+    fileprivate func convert(_ value: SQLValue, key: Int64, target index: Int) -> SQLValue? {
         let target = targets[index]
         guard let converted = Self.convert(value, to: target.type) else {
             failure = Failure(code: .unconvertibleValue, entity: target.entity, property: target.property,
@@ -197,7 +197,7 @@ private func ogMigrateFunction(_ context: OpaquePointer?, _ count: Int32, _ valu
         return
     }
     let converter = Unmanaged<MigrationValueConverter>.fromOpaque(data).takeUnretainedValue()
-    let value: SQLiteValue
+    let value: SQLValue
     switch sqlite3_value_type(values[0]) {
     case SQLITE_INTEGER: value = .integer(sqlite3_value_int64(values[0]))
     case SQLITE_FLOAT: value = .real(sqlite3_value_double(values[0]))

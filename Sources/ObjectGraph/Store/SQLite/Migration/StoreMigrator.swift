@@ -40,7 +40,7 @@ struct StoreMigrator {
     /// report.
     func migrateIfNeeded(url: URL, model: ManagedObjectModel) throws -> Bool {
         guard let size = try? FileManager.default.attributesOfItem(atPath: url.path)[.size] as? Int, size > 0 else { return false }
-        try StoreAccess.check(url, readOnly: false)
+        try SQLiteFileAccess.check(url, readOnly: false)
         // Reading a WAL store creates its -wal and -shm when they are missing; a failed
         // migration removes the ones it created, so the folder is as it was.
         let companions = ["-wal", "-shm"].filter { !FileManager.default.fileExists(atPath: url.path + $0) }
@@ -63,7 +63,7 @@ struct StoreMigrator {
     private func planAndMigrate(url: URL, model: ManagedObjectModel) throws -> Bool {
         try Self.rollBackHotJournal(url)
         let reader: SQLiteConnection
-        do { reader = try StoreAccess.openReadOnly(url).connection } catch { return false }
+        do { reader = try SQLiteFileAccess.openReadOnly(url).connection } catch { return false }
         defer { reader.close() }
         let plan: MigrationPlan
         let steps: [ManagedObjectModel]
@@ -97,7 +97,7 @@ struct StoreMigrator {
     /// Whether the store at `url` may need migrating to `model`: false only when its metadata
     /// can be read and says it fits (a store that cannot be read is left to the full check).
     private static func mayNeedMigration(url: URL, model: ManagedObjectModel) -> Bool {
-        guard let reader = try? StoreAccess.openReadOnly(url).connection else { return true }
+        guard let reader = try? SQLiteFileAccess.openReadOnly(url).connection else { return true }
         defer { reader.close() }
         guard (try? reader.tableExists("Z_METADATA")) == true,
               let metadata = try? SQLiteStore.readMetadata(writer: reader, url: url) else { return true }
@@ -199,7 +199,7 @@ struct StoreMigrator {
         defer { connection.close() }
         plan.converter.register(on: connection)
         if let maximumPageCount { try connection.execute("PRAGMA max_page_count = \(maximumPageCount)") }
-        try connection.run("ATTACH DATABASE ? AS src", [.text(StoreAccess.readOnlyURI(url))])
+        try connection.run("ATTACH DATABASE ? AS src", [.text(SQLiteFileAccess.readOnlyURI(url))])
         let layout = plan.layout
         var completed = 0
         let total = plan.totalRows

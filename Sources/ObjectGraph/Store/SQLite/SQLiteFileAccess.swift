@@ -1,10 +1,10 @@
 import CSQLite
 import Foundation
 
-/// What the file system lets this process do with a store path, so that a store that cannot
+/// What the file system lets this process do with a SQLite store path, so that a store that cannot
 /// be opened says why (a directory, no permission, a read-only file, a read-only folder)
 /// instead of what SQLite makes of it ("unable to open database file", "not a database").
-enum StoreAccess {
+enum SQLiteFileAccess {
     /// Throws the ``StoreError`` saying what keeps the store at `url` from being opened (for
     /// writing unless `readOnly`); returns when nothing is in the way.
     static func check(_ url: URL, readOnly: Bool) throws {

@@ -1,18 +1,20 @@
 import Foundation
 
-/// Turns a bound predicate into a SQL condition over the root table aliased `t`, with every
-/// value bound as a parameter. Identifiers come only from the store layout (table and column
-/// names of properties the binder found in the model); numbers spliced into the text are
-/// ones the compiler made itself (operator codes, string lengths).
+/// Turns a bound predicate into a SQL condition (in `Dialect`) over the root table aliased
+/// `t`, with every value bound as a parameter. Identifiers come only from the store layout
+/// (table and column names of properties the binder found in the model); numbers spliced
+/// into the text are ones the compiler made itself (operator codes, string lengths).
 ///
 /// To-one steps become correlated scalar subqueries; ANY/ALL/NONE, collection operators and
 /// SUBQUERY become `EXISTS` / aggregate subqueries over the destination table (joined
-/// through the join table for many-to-many). Plain comparisons stay plain SQL (`>`, `=`,
-/// `substr(...) = ?`, `instr`) so SQLite runs them at full speed; `[c]`, `[d]`, `LIKE` and
-/// `MATCHES` call `og_str`, the Swift function that ``StringComparison`` implements.
-struct SQLitePredicateCompiler {
+/// through the join table for many-to-many). Plain comparisons stay plain SQL (`>`, null-safe
+/// `=`, the dialect's substring tests) so the database runs them at full speed; `[c]`, `[d]`,
+/// `LIKE` and `MATCHES` call `og_str`, the Swift function that ``StringComparison``
+/// implements, and predicate functions the dialect's functions computing
+/// ``PredicateFunction``.
+struct SQLPredicateCompiler<Dialect: SQLDialect> {
     let layout: StoreLayout
-    private(set) var arguments: [SQLiteValue] = []
+    private(set) var arguments: [SQLValue] = []
     private var aliasCounter = 0
 
     init(layout: StoreLayout) {
@@ -37,24 +39,23 @@ struct SQLitePredicateCompiler {
     }
 
     private mutating func bind(_ value: SlotValue) -> String {
-        arguments.append(value.storedValue)
-        return "?"
+        Dialect.bind(value.storedValue, into: &arguments)
     }
 
     // MARK: Nodes
 
     private mutating func compile(_ node: BoundNode, aliases: [String]) -> String {
         switch node {
-        case .constant(let value): return value ? "1" : "0"
-        case .not(let inner): return "NOT COALESCE((\(compile(inner, aliases: aliases))), 0)"
-        case .and(let nodes): return nodes.isEmpty ? "1" : nodes.map { "(\(compile($0, aliases: aliases)))" }.joined(separator: " AND ")
-        case .or(let nodes): return nodes.isEmpty ? "0" : nodes.map { "(\(compile($0, aliases: aliases)))" }.joined(separator: " OR ")
+        case .constant(let value): return Dialect.literal(value)
+        case .not(let inner): return "NOT COALESCE((\(compile(inner, aliases: aliases))), \(Dialect.falseLiteral))"
+        case .and(let nodes): return nodes.isEmpty ? Dialect.trueLiteral : nodes.map { "(\(compile($0, aliases: aliases)))" }.joined(separator: " AND ")
+        case .or(let nodes): return nodes.isEmpty ? Dialect.falseLiteral : nodes.map { "(\(compile($0, aliases: aliases)))" }.joined(separator: " OR ")
         case .compare(let lhs, let op, let rhs, let options): return comparison(lhs, op, rhs, options, aliases)
         case .quantified(let quantifier, let toMany, let element, let inner):
             let (from, link, elementAliases) = source(toMany, element, aliases)
             let condition = compile(inner, aliases: elementAliases)
             switch quantifier {
-            case .all: return "NOT EXISTS (SELECT 1 FROM \(from) WHERE \(link) AND NOT COALESCE((\(condition)), 0))"
+            case .all: return "NOT EXISTS (SELECT 1 FROM \(from) WHERE \(link) AND NOT COALESCE((\(condition)), \(Dialect.falseLiteral)))"
             case .none: return "NOT EXISTS (SELECT 1 FROM \(from) WHERE \(link) AND (\(condition)))"
             case .any, .direct: return "EXISTS (SELECT 1 FROM \(from) WHERE \(link) AND (\(condition)))"
             }
@@ -68,7 +69,7 @@ struct SQLitePredicateCompiler {
         let leftArguments = Array(arguments[mark...])
         var used = false
         /// `left` again: its parameters are bound again for each further use.
-        func reuse(_ compiler: inout SQLitePredicateCompiler) -> String {
+        func reuse(_ compiler: inout SQLPredicateCompiler) -> String {
             if used { compiler.arguments += leftArguments }
             used = true
             return left
@@ -85,19 +86,18 @@ struct SQLitePredicateCompiler {
             var terms: [String] = []
             if !options.isEmpty {
                 for value in values { terms.append(stringCall(.equal, options, reuse(&self), bind(value))) }
-            } else if values.count > 100, let json = Self.jsonArray(values) {
-                // A long list is one parameter: SQLite's limit on parameters never applies.
+            } else if values.count > 100, let list = Dialect.listParameter(values) {
+                // A long list is one parameter: the limit on parameters never applies.
                 let target = reuse(&self)
-                arguments.append(.text(json))
-                terms.append("\(target) IN (SELECT value FROM json_each(?))")
+                arguments.append(list.value)
+                terms.append(Dialect.inListParameter(target, elementType: list.elementType))
             } else if !values.isEmpty {
                 let target = reuse(&self)
-                ParameterList.append(values.map(\.storedValue), to: &arguments)
-                terms.append("\(target) IN (\(ParameterList.placeholders(values.count)))")
+                terms.append("\(target) IN (\(Dialect.inList(values.map(\.storedValue), into: &arguments)))")
             }
             if values.count < items.count { terms.append("\(reuse(&self)) IS NULL") }
             if terms.isEmpty { arguments.removeLast(leftArguments.count) }
-            return terms.isEmpty ? "0" : terms.joined(separator: " OR ")
+            return terms.isEmpty ? Dialect.falseLiteral : terms.joined(separator: " OR ")
         }
         if !options.isEmpty || op == .like || op == .matches {
             return stringCall(StringComparison.Code(op)!, options, left, operand(rhs, aliases))
@@ -105,24 +105,23 @@ struct SQLitePredicateCompiler {
         if case .constant(let value) = rhs {
             if value.isNull && op == .equal { return "\(left) IS NULL" }
             if value.isNull && op == .notEqual { return "\(left) IS NOT NULL" }
-            // substr and length stop at a NUL: such text goes through og_str.
-            if case .text(let text) = value, !text.unicodeScalars.contains("\0"), op == .beginsWith || op == .endsWith || op == .contains {
+            if case .text(let text) = value, Dialect.searchesSubstring(text), op == .beginsWith || op == .endsWith || op == .contains {
                 let length = text.unicodeScalars.count
                 if length == 0 {     // an empty search string is never found (StringComparison)
                     arguments.removeLast(arguments.count - mark)
-                    return "0"
+                    return Dialect.falseLiteral
                 }
                 switch op {
-                case .beginsWith: return "substr(\(left), 1, \(length)) = \(bind(value))"
-                case .endsWith: return "substr(\(left), -\(length)) = \(bind(value))"
-                default: return "instr(\(left), \(bind(value))) > 0"
+                case .beginsWith: return "\(Dialect.leading(left, length: length)) = \(bind(value))"
+                case .endsWith: return "\(Dialect.trailing(left, length: length)) = \(bind(value))"
+                default: return "\(Dialect.position(of: bind(value), in: left)) > 0"
                 }
             }
         }
         let right = operand(rhs, aliases)
         switch op {
-        case .equal: return "\(left) IS \(right)"
-        case .notEqual: return "\(left) IS NOT \(right)"
+        case .equal: return "\(left) \(Dialect.isEqual) \(right)"
+        case .notEqual: return "\(left) \(Dialect.isNotEqual) \(right)"
         case .less: return "\(left) < \(right)"
         case .greater: return "\(left) > \(right)"
         case .lessOrEqual, .greaterOrEqual:
@@ -135,27 +134,8 @@ struct SQLitePredicateCompiler {
         }
     }
 
-    /// `values` as a JSON array when each is a number or text (what `json_each` gives back
-    /// as the same SQLite value), else nil.
-    static func jsonArray(_ values: [SlotValue]) -> String? {
-        var items: [String] = []
-        items.reserveCapacity(values.count)
-        for value in values {
-            switch value {
-            case .int(let v): items.append(String(v))
-            case .double(let v) where v.isFinite: items.append("\(v)")
-            case .object(let id): items.append(String(id.key))
-            case .text(let v):
-                guard let data = try? JSONSerialization.data(withJSONObject: [v]), let text = String(data: data, encoding: .utf8) else { return nil }
-                items.append(String(text.dropFirst().dropLast()))
-            default: return nil
-            }
-        }
-        return "[" + items.joined(separator: ",") + "]"
-    }
-
     private func stringCall(_ code: StringComparison.Code, _ options: StringOptions, _ left: String, _ right: String) -> String {
-        "og_str(\(code.rawValue), \(options.rawValue), \(left), \(right))"
+        Dialect.stringComparison(code, options, left, right)
     }
 
     // MARK: Operands
@@ -177,14 +157,19 @@ struct SQLitePredicateCompiler {
             case .max: return "(SELECT MAX(\(value)) FROM \(from) WHERE \(link))"
             }
         case .function(let function, let arguments):
+            // Any nil argument gives nil (PredicateFunction.apply); a NULL literal would also
+            // leave an overloaded function unresolved.
+            if arguments.contains(where: { if case .constant(let value) = $0 { return value.isNull }; return false }) {
+                return "NULL"
+            }
             let values = arguments.map { self.operand($0, aliases) }
             switch function {
             case .add, .subtract, .multiply: return "(\(values[0]) \(function.infix!) \(values[1]))"
-            default: return "og_fn(\(function.code), \(values.joined(separator: ", ")))"
+            default: return Dialect.functionCall(function, values)
             }
         case .ternary(let condition, let then, let otherwise):
             let test = compile(condition, aliases: aliases)
-            return "(CASE WHEN COALESCE((\(test)), 0) THEN \(self.operand(then, aliases)) ELSE \(self.operand(otherwise, aliases)) END)"
+            return "(CASE WHEN COALESCE((\(test)), \(Dialect.falseLiteral)) THEN \(self.operand(then, aliases)) ELSE \(self.operand(otherwise, aliases)) END)"
         case .subqueryCount(let toMany, let element, let inner):
             let (from, link, elementAliases) = source(toMany, element, aliases)
             return "(SELECT COUNT(*) FROM \(from) WHERE \(link) AND (\(compile(inner, aliases: elementAliases))))"
@@ -223,8 +208,8 @@ struct SQLitePredicateCompiler {
         elementAliases[element] = alias
         let table = mapping(destination).table.name
         var family = ""
-        if let condition = mapping(destination).entityCondition(includesSubentities: true) {
-            family = " AND " + condition.replacingOccurrences(of: "t.Z_ENT", with: "\(alias).Z_ENT")
+        if let condition = mapping(destination).entityCondition(includesSubentities: true, alias: alias) {
+            family = " AND " + condition
         }
         if let join = mapping(toMany.ownerEntity).joinTableBySlot[relationship.slot] {
             let j = newAlias("j")

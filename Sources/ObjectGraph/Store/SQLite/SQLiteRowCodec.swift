@@ -3,7 +3,7 @@ import Foundation
 
 /// Reads rows of a SQLite table's select list into slot buffers, and binds slot values to
 /// statements. Type-directed by the model: no dictionaries keyed by names, no boxing.
-struct RowCodec {
+struct SQLiteRowCodec {
     let layout: StoreLayout
     let store: StoreIdentity
 
@@ -40,7 +40,7 @@ struct RowCodec {
                 if key == 0 && statement.isNull(column) {
                     values.append(.null)
                 } else {
-                    values.append(.object(ObjectID(entity: concreteEntity(destination, step, statement, offset, byNumber),
+                    values.append(.object(ObjectID(entity: concreteEntity(destination, step: step, statement: statement, offset: offset, byNumber: byNumber),
                                                    store: store, primaryKey: key)))
                 }
             } else {
@@ -53,8 +53,8 @@ struct RowCodec {
     /// The destination entity of a to-one: from its `Z<n>_` column when the destination
     /// has sub-entities, else the declared one.
     @inline(__always)
-    private func concreteEntity(_ declared: EntityDescription, _ step: EntityMapping.ReadStep, _ statement: SQLiteStatement,
-                                _ offset: Int32, _ byNumber: [EntityDescription?]) -> EntityDescription {
+    private func concreteEntity(_ declared: EntityDescription, step: EntityMapping.ReadStep, statement: SQLiteStatement,
+                                offset: Int32, byNumber: [EntityDescription?]) -> EntityDescription {
         guard step.entityColumn >= 0, !statement.isNull(offset + step.entityColumn) else { return declared }
         let number = Int(statement.int64(offset + step.entityColumn))
         // A number of an entity that is not the declared one or below it (a file changed by
