@@ -124,9 +124,6 @@ final class IdentityMap {
         return body()
     }
 
-    /// The number of registered objects.
-    var count: Int { withLock { storedCount } }
-
     /// The live object registered for `id` (retained), or nil — also when the registered
     /// object is deallocating on another thread at this moment.
     subscript(id: ObjectID) -> ManagedObject? {
