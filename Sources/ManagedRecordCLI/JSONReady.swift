@@ -8,8 +8,8 @@ enum JSONReady {
         switch value {
         case let date as Date:
             // As the JSON export writes dates: UTC, milliseconds only when there are any,
-            // expanded years beyond 9999.
-            return ISO8601Date.format(date)
+            // expanded years beyond 9999, and seconds since 1970 past any calendar day.
+            return ISO8601Date.canFormat(date) ? ISO8601Date.format(date) : date.timeIntervalSince1970
         case let uuid as UUID: return uuid.uuidString
         case let url as URL: return url.absoluteString
         case let data as Data: return data.base64EncodedString()

@@ -47,3 +47,21 @@ extension JSONFarDateTests {
         XCTAssertNoThrow(try Specimen.exportJSON())
     }
 }
+
+extension JSONFarDateTests {
+    /// A date past any calendar day that reaches the store another way (set in code, or in a
+    /// store another program wrote) is exported as its number of seconds since 1970, exactly,
+    /// instead of stopping the process (it stopped on ISO8601Date.format's precondition).
+    func testADateBeyondAnyCalendarDayInTheStoreIsExportedAsSeconds() throws {
+        let specimen = Specimen.newEntity()
+        specimen.code = "beyond"
+        specimen.stamp = Date(timeIntervalSince1970: 1e300)
+        try Specimen.commit()
+        XCTAssertFalse(ISO8601Date.canFormat(specimen.stamp))
+
+        let json = try Specimen.exportJSON()
+        let rows = try XCTUnwrap(JSONSerialization.jsonObject(with: json) as? [[String: Any]])
+        XCTAssertEqual(rows.first?["stamp"] as? Double, 1e300, "\(rows)")
+        XCTAssertEqual(specimen.serialize()["stamp"] as? Double, 1e300)
+    }
+}

@@ -22,7 +22,11 @@ extension AttributeDescription {
         case .double(let value):
             guard attributeType == .date else { return value }
             switch options.dates {
-            case .iso8601: return ISO8601Date.format(Date(timeIntervalSinceReferenceDate: value))
+            case .iso8601:
+                // A date past any calendar day (only another program's store, or code, puts
+                // one there): its exact seconds since 1970, as `.secondsSince1970` writes them.
+                let date = Date(timeIntervalSinceReferenceDate: value)
+                return ISO8601Date.canFormat(date) ? ISO8601Date.format(date) : date.timeIntervalSince1970
             case .secondsSince1970: return value + Date.timeIntervalBetween1970AndReferenceDate
             case .millisecondsSince1970: return ((value + Date.timeIntervalBetween1970AndReferenceDate) * 1000).rounded()
             }
@@ -70,7 +74,7 @@ extension AttributeDescription {
                 throw JSONValueProblem(expected: "an ISO 8601 date (\"2024-05-01T09:30:00Z\") or seconds or milliseconds since 1970")
             }
             // A date the export could not write back (no calendar day that far) is no date.
-            guard abs(date.timeIntervalSince1970) < ISO8601Date.maximumSeconds else {
+            guard ISO8601Date.canFormat(date) else {
                 throw JSONValueProblem(expected: "a date within about 2.5e13 years of 1970 (this one is \(date.timeIntervalSince1970) seconds away)")
             }
             return .double(date.timeIntervalSinceReferenceDate)

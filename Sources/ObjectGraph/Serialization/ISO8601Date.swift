@@ -80,6 +80,18 @@ public enum ISO8601Date {
         return Date(timeIntervalSince1970: sign == 43 ? seconds - offset : seconds + offset)
     }
 
+    /// The farthest a date may be from 1970, in seconds, for ``format(_:)`` to name its day:
+    /// a Date's seconds have 53 bits, and past 2^53 days (about 2.5e13 years) there is no
+    /// calendar day to name. The import refuses dates beyond it.
+    static let maximumSeconds = 9.0e15 * 86_400
+
+    /// Whether ``format(_:)`` can write `date`: a finite date less than about 2.5e13 years
+    /// from 1970. Dates beyond it name no calendar day.
+    public static func canFormat(_ date: Date) -> Bool {
+        let seconds = date.timeIntervalSince1970
+        return seconds.isFinite && abs(seconds) < maximumSeconds
+    }
+
     /// `2024-05-01T09:30:00Z`, or `2024-05-01T09:30:00.250Z` when the date has milliseconds;
     /// a year outside 0000–9999 in ISO 8601's expanded form (`+010000-01-01T00:00:00Z`, a
     /// sign and at least six digits, as JavaScript writes it), so any date a store can hold
@@ -87,11 +99,8 @@ public enum ISO8601Date {
     ///
     /// Whole seconds and milliseconds are taken apart in floating point first: a date of
     /// 1e20 seconds has no count of milliseconds in an Int64.
-    /// The farthest a date may be from 1970, in seconds, for ``format(_:)`` to name its day:
-    /// a Date's seconds have 53 bits, and past 2^53 days (about 2.5e13 years) there is no
-    /// calendar day to name. The import refuses dates beyond it.
-    static let maximumSeconds = 9.0e15 * 86_400
-
+    ///
+    /// - Precondition: ``canFormat(_:)``; a date that fails it stops the process.
     public static func format(_ date: Date) -> String {
         let interval = date.timeIntervalSince1970
         precondition(interval.isFinite, "ManagedRecord: a Date holds \(interval) seconds, which is no date (a bug in the code that made it)")
