@@ -39,6 +39,42 @@ struct ChangePropagationTests {
         #expect(heard.value.isSuperset(of: [annID, bobID]), "observers hear the merge")
     }
 
+    @Test("A save merged into an object with unsaved changes: the properties it did not change take the saved values, its inverse relationships agree",
+          arguments: StoreKind.allCases)
+    func mergeIntoAnObjectWithUnsavedChanges(_ kind: StoreKind) throws {
+        let store = try kind.newStore()
+        let container = try store.container()
+        let view = container.viewContext
+        let company = try Company.seed(in: view)
+        // Unsaved here: Sales's budget, and Olga joining it (a change to its employees too).
+        company.sales.budget = 1
+        company.olga.department = company.sales
+
+        let (annID, salesID) = (company.ann.objectID, company.sales.objectID)
+        let background = container.newBackgroundContext()
+        try background.performAndWait {
+            (try background.existingObject(with: annID) as! Employee).department = nil
+            (try background.existingObject(with: salesID) as! Department).name = "Sales EMEA"
+            try background.save()
+        }
+
+        #expect(company.ann.department == nil)
+        #expect(company.sales.employees.map(\.firstName).sorted() == ["Bob", "Mia", "olga"],
+                "Ann left in the other save, Olga joined here: the to-many agrees with both")
+        #expect(company.sales.name == "Sales EMEA", "a property changed only by the other save takes its value")
+        #expect(company.sales.budget == 1, "the unsaved change stays")
+        #expect(company.sales.hasChanges)
+        // Its save still meets the newer row under the merge policy.
+        #expect(throws: MergeConflictError.self) { try view.save() }
+        view.mergePolicy = .mergeByPropertyObjectTrump
+        try view.save()
+
+        let fresh = try store.container().viewContext
+        let sales = try #require(try fresh.fetch(FetchRequest<Department>(predicate: FetchPredicate("name == 'Sales EMEA'"))).first)
+        #expect(sales.budget == 1)
+        #expect(sales.employees.map(\.firstName).sorted() == ["Bob", "Mia", "olga"])
+    }
+
     @Test("A save through another container on the same store: reaches this one's objects where the store promises it",
           arguments: StoreKind.allCases)
     func acrossContainers(_ kind: StoreKind) throws {

@@ -332,6 +332,13 @@ struct GraphContextModel {
             objects[key] = nil
             return
         }
+        object.current = Self.reapplying(object, to: stored)
+        object.snapshot = stored
+        objects[key] = object
+    }
+
+    /// `stored` with the changes of `object` (its values against its snapshot) re-applied.
+    static func reapplying(_ object: GraphObject, to stored: GraphValues) -> GraphValues {
         let old = object.snapshot ?? GraphValues()
         let mine = object.current
         var merged = stored
@@ -350,22 +357,34 @@ struct GraphContextModel {
             merged.tags = mine.tags.filter { stored.tags.contains($0) || !was.contains($0) }
                 + stored.tags.filter { !was.contains($0) && !mine.tags.contains($0) }
         }
-        object.current = merged
-        object.snapshot = stored
-        objects[key] = object
+        return merged
     }
 
     // MARK: Merging another context's save
 
     /// The merge a context that merges changes makes at its next access: clean loaded objects
-    /// the save changed take the store's values; objects with unsaved changes keep theirs
-    /// (their save meets the new version under the merge policy); deleted ones leave.
+    /// the save changed take the store's values; objects with unsaved changes keep them and
+    /// take the store's values of every other property (a changed to-many keeps what was
+    /// added and removed, over the stored members), while a changed attribute or to-one
+    /// keeps its old snapshot (their save meets the new version under the merge policy);
+    /// deleted ones leave.
     mutating func mergeFromInbox(_ save: GraphSave, store: GraphStore) {
         for key in save.deleted { objects[key] = nil }
         for key in save.changed {
-            guard let object = objects[key], !(object.isDirty && object.current != object.snapshot), !object.isDeleted, !object.isInserted,
-                  let values = store.values(key) else { continue }
-            objects[key] = GraphObject(current: values, snapshot: values)
+            guard var object = objects[key], !object.isDeleted, !object.isInserted, let values = store.values(key) else { continue }
+            guard object.isDirty && object.current != object.snapshot, let old = object.snapshot else {
+                objects[key] = GraphObject(current: values, snapshot: values)
+                continue
+            }
+            let mine = object.current
+            var snapshot = values
+            if mine.number != old.number { snapshot.number = old.number }
+            if mine.text != old.text { snapshot.text = old.text }
+            if mine.department != old.department { snapshot.department = old.department }
+            if mine.project != old.project { snapshot.project = old.project }
+            object.current = Self.reapplying(object, to: values)
+            object.snapshot = snapshot
+            objects[key] = object
         }
     }
 

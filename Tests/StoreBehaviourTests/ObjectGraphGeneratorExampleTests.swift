@@ -88,4 +88,19 @@ struct ObjectGraphGeneratorExampleTests {
             .save(actor: 1),
         ], kind)
     }
+
+    @Test("Found: a save merged into an object with unsaved changes left it listing a member the save took out", arguments: StoreKind.allCases)
+    func mergeIntoAnObjectWithUnsavedChanges(_ kind: StoreKind) throws {
+        // Seed 900653 (long run, SQLite), shrunk.
+        try expectNoMismatch([
+            .setDepartment(actor: 0, employee: 10, department: 50),
+            .insert(actor: 1, .employee),
+            .setDepartment(actor: 1, employee: 50, department: -1),
+            .save(actor: 1),
+            .save(actor: 0),
+            .insert(actor: 0, .department),
+            .delete(actor: 0, .department, pick: 21),
+            .rollback(actor: 0),
+        ], kind)
+    }
 }

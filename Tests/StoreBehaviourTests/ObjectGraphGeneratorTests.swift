@@ -17,9 +17,11 @@ import Testing
 /// docs/reliability.md records the long runs.
 ///
 /// Where the reference follows the library rather than Core Data (each documented):
-/// - a context that merges changes at its next access leaves objects with unsaved changes
-///   as they are (their save meets the new row under the merge policy); Core Data's
-///   `mergeChanges(fromContextDidSave:)` refreshes them with their changes merged;
+/// - a context that merges changes at its next access keeps the changed attributes and
+///   to-ones of objects with unsaved changes at their old snapshot (their save meets the new
+///   row under the merge policy), while their other properties take the saved values;
+///   Core Data's `mergeChanges(fromContextDidSave:)` refreshes them with their changes
+///   merged, so their save no longer conflicts;
 /// - `refresh(_:mergeChanges: false)` is applied only to objects without unsaved
 ///   relationship changes, and deletes only where the deleting context is up to date and no
 ///   other context has unsaved changes: outside those, Core Data leaves the result undefined

@@ -10,7 +10,8 @@ extension ManagedObjectContext {
 
     /// Merges every waiting change set: unchanged registered objects take the saved values,
     /// deleted ones become deleted and leave the context. Objects with unsaved changes keep
-    /// them; their save then meets the new version and the merge policy decides. An entity
+    /// them and take the saved values of every other property (`mergeSaved`); their save
+    /// then meets the new version and the merge policy decides. An entity
     /// deletion (a batch delete without a predicate) costs one pass over the registered objects.
     ///
     /// Observers hear every updated ID, also of objects this context holds no loaded copy of
@@ -48,8 +49,15 @@ extension ManagedObjectContext {
                     merged.changedKeys[id] = set.changes.changedKeys[id]
                     continue
                 }
-                // Unsaved changes keep it as it is (an undone change is none: it takes the save).
-                guard !(object.isUpdated && !object.changedSlots().isEmpty), !object.isDeleted, version > object.version else { continue }
+                guard !object.isDeleted, version > object.version else { continue }
+                // An undone change is none: such an object takes the save like a clean one.
+                let changed = object.isUpdated ? object.changedSlots() : []
+                if !changed.isEmpty {
+                    mergeSaved(values, into: object, keeping: changed)
+                    merged.updated.insert(id)
+                    merged.changedKeys[id] = set.changes.changedKeys[id]
+                    continue
+                }
                 object.values = values
                 object.snapshot = values
                 object.version = version
@@ -59,6 +67,30 @@ extension ManagedObjectContext {
             merged.inserted.formUnion(set.changes.inserted)
         }
         post(.objectsDidChange, merged)
+    }
+
+    /// Another context's saved row, merged into `object`, which has unsaved changes in the
+    /// `changed` slots: every other property takes the saved value, in what the object shows
+    /// and in its snapshot, so it agrees with the inverse relationships that save changed. A
+    /// changed to-many keeps what this context added and removed, re-applied to the members
+    /// the store holds now. Changed attributes and to-ones keep the value and the snapshot
+    /// they had, and the object keeps its version: its save meets the newer row under the
+    /// merge policy, as before the merge.
+    private func mergeSaved(_ saved: ContiguousArray<SlotValue>, into object: ManagedObject, keeping changed: [Int]) {
+        guard !object.snapshot.isEmpty else { return }
+        let local = object.values
+        let before = object.snapshot
+        let properties = object.entity.properties
+        for slot in saved.indices where !properties[slot].isTransient && !changed.contains(slot) {
+            object.values[slot] = saved[slot]
+            object.snapshot[slot] = saved[slot]
+        }
+        for slot in changed {
+            guard let relationship = object.entity.relationshipAtSlot[slot], relationship.isToMany,
+                  case .objects(let mine) = local[slot] else { continue }
+            object.values[slot] = saved[slot]
+            reapplyToManyChange(object, relationship, was: before[slot].objectIDs ?? [], now: mine)
+        }
     }
 
     /// An object someone else deleted: it leaves the context, marked deleted. A fault gets
