@@ -337,15 +337,24 @@ struct GraphContextModel {
         objects[key] = object
     }
 
+    /// `base` with the attributes and to-ones that `object` changed (its values against its
+    /// snapshot) taken from `source`.
+    static func changedScalars(of object: GraphObject, over base: GraphValues, from source: GraphValues) -> GraphValues {
+        let old = object.snapshot ?? GraphValues()
+        let mine = object.current
+        var result = base
+        if mine.number != old.number { result.number = source.number }
+        if mine.text != old.text { result.text = source.text }
+        if mine.department != old.department { result.department = source.department }
+        if mine.project != old.project { result.project = source.project }
+        return result
+    }
+
     /// `stored` with the changes of `object` (its values against its snapshot) re-applied.
     static func reapplying(_ object: GraphObject, to stored: GraphValues) -> GraphValues {
         let old = object.snapshot ?? GraphValues()
         let mine = object.current
-        var merged = stored
-        if mine.number != old.number { merged.number = mine.number }
-        if mine.text != old.text { merged.text = mine.text }
-        if mine.department != old.department { merged.department = mine.department }
-        if mine.project != old.project { merged.project = mine.project }
+        var merged = changedScalars(of: object, over: stored, from: mine)
         func reapply(_ now: Set<String>, _ was: Set<String>, _ stored: Set<String>) -> Set<String> {
             now == was ? stored : stored.subtracting(was.subtracting(now)).union(now.subtracting(was))
         }
@@ -376,12 +385,7 @@ struct GraphContextModel {
                 objects[key] = GraphObject(current: values, snapshot: values)
                 continue
             }
-            let mine = object.current
-            var snapshot = values
-            if mine.number != old.number { snapshot.number = old.number }
-            if mine.text != old.text { snapshot.text = old.text }
-            if mine.department != old.department { snapshot.department = old.department }
-            if mine.project != old.project { snapshot.project = old.project }
+            let snapshot = Self.changedScalars(of: object, over: values, from: old)
             object.current = Self.reapplying(object, to: values)
             object.snapshot = snapshot
             objects[key] = object
