@@ -404,10 +404,14 @@ final class SQLiteFile {
 // MARK: - Fixtures
 
 enum Fixtures {
-    /// Tests/Fixtures, found from this file's location.
+    /// Tests/Fixtures, found from this file's location (the `Tests` folder above it, so the
+    /// file may sit in any subfolder of its target).
     static var directory: URL {
-        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("Fixtures", isDirectory: true)
+        var folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        while folder.lastPathComponent != "Tests", folder.pathComponents.count > 1 {
+            folder = folder.deletingLastPathComponent()
+        }
+        return folder.appendingPathComponent("Fixtures", isDirectory: true)
     }
 
     /// Copies `folder/file` into `destination` (a temporary directory) and returns the copy.
