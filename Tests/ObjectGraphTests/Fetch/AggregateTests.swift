@@ -4,27 +4,6 @@ import XCTest
 
 /// Aggregates, distinct values and dictionary results, answered by SQLite.
 final class AggregateTests: QueryTestCase {
-    func testAggregatesOverTheObjectsARequestSelects() throws {
-        try seedCompany()
-        let everyone = FetchRequest<QEmployee>()
-        XCTAssertEqual(try context.aggregate(.count, of: "age", for: everyone), 7)
-        XCTAssertEqual(try context.aggregate(.sum, of: "salary", for: everyone), 42000.5)
-        XCTAssertEqual(try context.aggregate(.min, of: "age", for: everyone), 29)
-        XCTAssertEqual(try context.aggregate(.max, of: "age", for: everyone), 60)
-        XCTAssertEqual(try context.aggregate(.average, of: "age", for: everyone) ?? 0, 300.0 / 7, accuracy: 1e-9)
-        XCTAssertEqual(try context.aggregate(.count, of: "hired", for: everyone), 5, "nil values are not counted")
-        let sales = FetchRequest<QEmployee>(predicate: try FetchPredicate("department.name == %@", "Sales"))
-        XCTAssertEqual(try context.aggregate(.sum, of: "age", for: sales), 122)
-        XCTAssertEqual(try context.aggregate(.average, of: "department.budget", for: sales), 100)
-        let nobody = FetchRequest<QEmployee>(predicate: .never)
-        XCTAssertNil(try context.aggregate(.average, of: "age", for: nobody))
-        XCTAssertNil(try context.aggregate(.max, of: "age", for: nobody))
-        XCTAssertEqual(try context.aggregate(.sum, of: "age", for: nobody), 0)
-        XCTAssertEqual(try context.aggregate(.max, of: "hired", as: Date.self, for: everyone), Self.date(2021, 3))
-        XCTAssertEqual(try context.aggregate(.min, of: "lastName", as: String.self, for: everyone), "Jones")
-        XCTAssertEqual(try context.aggregate(.max, of: "level", for: FetchRequest<QManager>()), 2)
-    }
-
     func testAggregatesRefuseUnknownKeysAndNonNumbers() throws {
         try seedCompany()
         XCTAssertThrowsError(try context.aggregate(.sum, of: "lastName", for: FetchRequest<QEmployee>())) { error in

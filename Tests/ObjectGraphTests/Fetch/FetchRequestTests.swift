@@ -36,17 +36,6 @@ final class FetchRequestTests: StoreTestCase {
         }
     }
 
-    func testCaseInsensitiveSortIgnoresCase() throws {
-        let container = try makeContainer(Models.company)
-        for name in ["bob", "Anna", "Carl", "alf"] { Employee(context: container.viewContext).firstName = name }
-        try container.viewContext.save()
-        var request = FetchRequest<Employee>()
-        request.sortDescriptors = [SortKey("firstName", comparison: .caseInsensitive)]
-        XCTAssertEqual(try container.viewContext.fetch(request).map(\.firstName), ["alf", "Anna", "bob", "Carl"])
-        request.sortDescriptors = [SortKey("firstName")]
-        XCTAssertEqual(try container.viewContext.fetch(request).map(\.firstName), ["Anna", "Carl", "alf", "bob"])
-    }
-
     func testLimitAndOffsetPageThroughTheSortedResults() throws {
         try seed()
         let container = try makeContainer(Models.company)
@@ -147,24 +136,5 @@ final class FetchRequestTests: StoreTestCase {
         request.resultType = .managedObject
         guard case .objects(let objects) = try container.viewContext.execute(request) else { return XCTFail("expected objects") }
         XCTAssertEqual(Set(objects.map(\.firstName)), ["Dee", "Eve"])
-    }
-
-    func testSortingByAKeyPathThroughAToOneOrdersByTheDestinationsValue() throws {
-        let container = try makeContainer(Models.company)
-        let context = container.viewContext
-        let zulu = Department(context: context)
-        zulu.name = "Zulu"
-        let alpha = Department(context: context)
-        alpha.name = "Alpha"
-        for (name, department) in [("Ann", zulu), ("Bob", alpha), ("Cy", zulu), ("Dee", alpha)] {
-            let employee = Employee(context: context)
-            employee.firstName = name
-            employee.department = department
-        }
-        try context.save()
-        var request = FetchRequest<Employee>()
-        request.sortDescriptors = [SortKey("department.name"), SortKey("firstName", ascending: false)]
-        XCTAssertEqual(try context.fetch(request).map(\.firstName), ["Dee", "Bob", "Cy", "Ann"],
-                       "SortKey documents dotted key paths through to-one relationships")
     }
 }

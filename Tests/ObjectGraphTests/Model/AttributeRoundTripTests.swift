@@ -206,16 +206,4 @@ final class AttributeRoundTripTests: StoreTestCase {
         XCTAssertEqual(employee.firstName, "Ann")
         XCTAssertNil(employee.scratch)
     }
-
-    func testTextWithAnEmbeddedNulCharacterSurvivesReopen() throws {
-        let text = "before\u{0}after"
-        do {
-            let container = try makeContainer(Models.specimen)
-            Specimen(context: container.viewContext).text = text
-            try container.viewContext.save()
-        }
-        let reopened = try makeContainer(Models.specimen)
-        let specimen = try XCTUnwrap(fetchAll(Specimen.self, in: reopened.viewContext).first)
-        XCTAssertEqual(specimen.text, text, "the text was cut at the NUL character")
-    }
 }

@@ -79,47 +79,6 @@ final class ChangeNotificationTests: StoreTestCase {
         XCTAssertEqual(saves.count, 1, "a save with nothing to write announces nothing")
     }
 
-    func testABackgroundSaveIsMergedIntoTheViewContext() throws {
-        let container = try makeContainer(Models.company)
-        let view = container.viewContext
-        let ann = Employee(context: view)
-        ann.firstName = "Ann"
-        let bob = Employee(context: view)
-        bob.firstName = "Bob"
-        try view.save()
-        var merged: [ContextChanges] = []
-        view.addObserver(for: .objectsDidChange) { merged.append($0) }
-
-        let annID = ann.objectID
-        let bobID = bob.objectID
-        let background = container.newBackgroundContext()
-        let newID = try background.performAndWait { () throws -> ObjectID in
-            let theirAnn = try XCTUnwrap(try background.existingObject(with: annID) as? Employee)
-            theirAnn.firstName = "Annette"
-            theirAnn.age = 44
-            background.delete(try background.existingObject(with: bobID))
-            let cy = Employee(context: background)
-            cy.firstName = "Cy"
-            try background.save()
-            return cy.objectID
-        }
-
-        XCTAssertEqual(ann.firstName, "Annette", "the registered object shows the saved values")
-        XCTAssertEqual(ann.age, 44)
-        XCTAssertFalse(ann.hasChanges, "merged values are not unsaved changes")
-        XCTAssertTrue(bob.isDeleted, "the merged delete makes the object deleted")
-        XCTAssertNil(view.registeredObject(for: bobID))
-        XCTAssertFalse(view.hasChanges)
-        let names = try fetchAll(Employee.self, in: view, sortedBy: "firstName").map(\.firstName)
-        XCTAssertEqual(names, ["Annette", "Cy"])
-        XCTAssertEqual(try object(Employee.self, newID, in: view).firstName, "Cy")
-
-        let updated = merged.reduce(into: Set<ObjectID>()) { $0.formUnion($1.updated) }
-        let deleted = merged.reduce(into: Set<ObjectID>()) { $0.formUnion($1.deleted) }
-        XCTAssertTrue(updated.contains(annID), "the merge is announced to objectsDidChange observers")
-        XCTAssertTrue(deleted.contains(bobID))
-    }
-
     func testAMergedSaveDoesNotOverwriteUnsavedChangesOfTheViewContext() throws {
         let container = try makeContainer(Models.company)
         let view = container.viewContext
@@ -155,32 +114,6 @@ final class ChangeNotificationTests: StoreTestCase {
         }
         XCTAssertEqual(try view.count(for: FetchRequest<Employee>()), 1)
         XCTAssertEqual(try object(Employee.self, id, in: view).firstName, "From background")
-    }
-
-    func testABackgroundInsertIntoAToManyIsSeenThroughTheViewContextsLoadedRelationship() throws {
-        let container = try makeContainer(Models.company)
-        let view = container.viewContext
-        let sales = Department(context: view)
-        let john = Employee(context: view)
-        john.firstName = "John"
-        john.department = sales
-        try view.save()
-        XCTAssertEqual(sales.employees.map(\.firstName), ["John"])
-
-        let salesID = sales.objectID
-        let johnID = john.objectID
-        let background = container.newBackgroundContext()
-        try background.performAndWait {
-            let theirSales = try XCTUnwrap(try background.existingObject(with: salesID) as? Department)
-            let jane = Employee(context: background)
-            jane.firstName = "Jane"
-            jane.department = theirSales
-            let theirJohn = try XCTUnwrap(try background.existingObject(with: johnID) as? Employee)
-            background.delete(theirJohn)
-            try background.save()
-        }
-        XCTAssertEqual(sales.employees.map(\.firstName), ["Jane"], "the merged department shows the new member and not the deleted one")
-        XCTAssertTrue(john.isDeleted)
     }
 
     func testASaveOnAnotherThreadIsMergedAtTheViewContextsNextAccess() throws {

@@ -68,65 +68,6 @@ final class ConflictTests: StoreTestCase {
         XCTAssertEqual(stored.age, 50)
     }
 
-    func testMergeByPropertyObjectTrumpKeepsTheContextsChangesAndTheStoresOthers() throws {
-        let (a, mine, _) = try makeConflict()
-        a.viewContext.mergePolicy = .mergeByPropertyObjectTrump
-        mine.firstName = "Annie"
-        mine.lastName = "Brown"        // B changed it too: the object wins
-        try a.viewContext.save()
-        let stored = try storedEmployee()
-        XCTAssertEqual(stored.firstName, "Annie")
-        XCTAssertEqual(stored.lastName, "Brown")
-        XCTAssertEqual(stored.age, 50, "B's change to a property A did not touch is kept")
-        XCTAssertEqual(stored.salary, 1000)
-        XCTAssertEqual(mine.age, 50, "the object shows the merged state")
-        XCTAssertFalse(a.viewContext.hasChanges)
-    }
-
-    func testMergeByPropertyStoreTrumpKeepsTheStoresChangesAndTheContextsOthers() throws {
-        let (a, mine, _) = try makeConflict()
-        a.viewContext.mergePolicy = .mergeByPropertyStoreTrump
-        mine.firstName = "Annie"       // B did not touch it: the object's change is kept
-        mine.lastName = "Brown"        // B changed it: the store wins
-        try a.viewContext.save()
-        let stored = try storedEmployee()
-        XCTAssertEqual(stored.firstName, "Annie")
-        XCTAssertEqual(stored.lastName, "Jones")
-        XCTAssertEqual(stored.age, 50)
-        XCTAssertEqual(mine.lastName, "Jones", "the object shows the merged state")
-        XCTAssertEqual(mine.firstName, "Annie")
-    }
-
-    func testOverwriteWritesTheWholeObjectOverTheStoresRow() throws {
-        let (a, mine, _) = try makeConflict()
-        a.viewContext.mergePolicy = .overwrite
-        mine.firstName = "Annie"
-        try a.viewContext.save()
-        let stored = try storedEmployee()
-        XCTAssertEqual(stored.firstName, "Annie")
-        XCTAssertEqual(stored.lastName, "Smith", "the context's whole object replaced B's row")
-        XCTAssertEqual(stored.age, 30)
-    }
-
-    func testRollbackDiscardsTheContextsChangesForTheStoresVersion() throws {
-        let (a, mine, _) = try makeConflict()
-        a.viewContext.mergePolicy = .rollback
-        mine.firstName = "Annie"
-        try a.viewContext.save()
-        let stored = try storedEmployee()
-        XCTAssertEqual(stored.firstName, "Ann", "A's change was discarded")
-        XCTAssertEqual(stored.lastName, "Jones")
-        XCTAssertEqual(stored.age, 50)
-        XCTAssertEqual(mine.firstName, "Ann", "the object now shows the store's version")
-        XCTAssertEqual(mine.age, 50)
-        XCTAssertFalse(a.viewContext.hasChanges)
-        // The object's version is the store's now: a further change saves without conflict.
-        a.viewContext.mergePolicy = .error
-        mine.salary = 2000
-        try a.viewContext.save()
-        XCTAssertEqual(try storedEmployee().salary, 2000)
-    }
-
     func testAConflictBetweenTheViewContextAndABackgroundContextIsDetected() throws {
         let container = try makeContainer(Models.company)
         let view = container.viewContext
