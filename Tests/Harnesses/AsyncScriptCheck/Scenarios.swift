@@ -1,7 +1,8 @@
 import Foundation
 import ManagedRecord
 
-/// The cases of the issue "Async code and scripts", each as a script would meet it. Runs on
+/// The ways a script meets async code (awaits between uses of objects, background fetches,
+/// `perform`), each as a script would meet it. Runs on
 /// the main actor, as top-level code does.
 @MainActor
 func scenarios(john: Employee) async throws {

@@ -66,7 +66,7 @@ check(total >= 1, "Employee.perform counted \(total) employees")
 check(try storedAge(of: "John") == john.age, "john.age += 1 after `await Employee.perform` was saved (age \(john.age))")
 print("after the awaits, top-level code runs on the main thread: \(Thread.isMainThread)")
 
-// MARK: The cases, one by one
+// MARK: The ways a script meets async code, one by one (Scenarios.swift)
 try await scenarios(john: john)
 
 // MARK: README.md, "A first model and stack"

@@ -1,4 +1,4 @@
-// The crash-safety workload (issue 16). One executable, three roles:
+// The crash-safety workload (docs/reliability.md). One executable, three roles:
 //
 //   CrashWorkload run <explicit|helpers> <store> <journal> <seed> [saves]
 //       commits in a loop (forever, or `saves` times), journaling each save (fsync'd).

@@ -1,4 +1,4 @@
-// The fuzz targets' way into libFuzzer (issue 16, docs/reliability.md). SwiftPM links an
+// The fuzz targets' way into libFuzzer (docs/reliability.md, Fuzzing). SwiftPM links an
 // executable's `main` to `<Module>_main`, so a fuzz target defines that function (in its
 // fuzzing build, `-DFUZZING`) and calls `runLibFuzzer` with its per-input callback.
 #if FUZZING

@@ -1,4 +1,4 @@
-// The second process of LoadTests (issue 16): transfers between accounts of the load store
+// The second process of LoadTests: transfers between accounts of the load store
 // through a background context of its own container, while the test process writes the
 // same file. A merge conflict (the other process saved an account first) is rolled back,
 // the two accounts are refreshed, and the transfer is tried again.

@@ -1,5 +1,5 @@
 // libFuzzer target for the predicate parser, binder, SQL compiler and in-memory evaluator
-// (issue 16). Each input is a format string; it parses and runs against an in-memory store
+// (docs/reliability.md, Fuzzing). Each input is a format string; it parses and runs against an in-memory store
 // with a pending insert (so both the SQL and the in-memory side evaluate it), or throws.
 //
 // Fuzzing build (docs/reliability.md):

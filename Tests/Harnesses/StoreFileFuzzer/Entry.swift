@@ -1,4 +1,4 @@
-// libFuzzer target for the store opener (issue 16): each input is a store file's bytes
+// libFuzzer target for the store opener (hostile files, docs/reliability.md): each input is a store file's bytes
 // (libFuzzer mutates a real store: corrupt header, truncated pages, garbage in Z_METADATA's
 // plist, broken tables). It is written to a temporary file and opened; when it opens, every
 // object is fetched with its relationships prefetched and read. Every failure must be a

@@ -1,7 +1,7 @@
 import Foundation
 import XCTest
 
-/// A short run of the crash-safety harness (issue 16; the long run is in docs/reliability.md):
+/// A short run of the crash-safety harness (the long run is in docs/reliability.md):
 /// CrashWorkload's children commit in a loop through explicit contexts and through the
 /// class-level helpers, a parent kills each with SIGKILL at a random moment, and after every
 /// kill the store passes `PRAGMA integrity_check`, every inverse agrees, the ledger's total is

@@ -11,7 +11,7 @@ final class LoadAccount: ManagedObject {
     override class var modelName: String? { "Load" }
 }
 
-/// Load (issue 16): 8 threads x 1,000 commits on overlapping accounts, half through the
+/// Load: 8 threads x 1,000 commits on overlapping accounts, half through the
 /// per-thread helpers, half through explicit background contexts of a second container on
 /// the same file, with readers fetching every account meanwhile. Every read sees the same
 /// total, no SQLITE_BUSY reaches the caller (conflicts are merge conflicts, retried), the

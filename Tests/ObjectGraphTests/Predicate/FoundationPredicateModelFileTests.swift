@@ -2,7 +2,7 @@ import Foundation
 import ObjectGraph
 import XCTest
 
-/// `#Predicate` over classes given to an Xcode model file (issue 28): key paths name the
+/// `#Predicate` over classes given to an Xcode model file: key paths name the
 /// file's attributes and relationships, as they do for models declared in Swift.
 final class FoundationPredicateModelFileTests: StoreTestCase {
     typealias FileCar = ModelFileClassTests.FileCar

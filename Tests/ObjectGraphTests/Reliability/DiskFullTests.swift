@@ -2,7 +2,7 @@ import Foundation
 import ObjectGraph
 import XCTest
 
-/// A full disk (issue 16, hostile input): a store on a small tmpfs. The save that does not
+/// A full disk (hostile input): a store on a small tmpfs. The save that does not
 /// fit throws a typed error saying what to do, writes nothing, keeps the context's changes,
 /// and succeeds once space is freed.
 final class DiskFullTests: StoreTestCase {

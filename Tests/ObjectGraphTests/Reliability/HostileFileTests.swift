@@ -3,7 +3,7 @@ import Foundation
 import ObjectGraph
 import XCTest
 
-/// Files that are not this model's store (issue 16, hostile input): each is refused with a
+/// Files that are not this model's store (hostile input): each is refused with a
 /// typed error whose message says what to do, and the file's bytes are left as they were.
 /// Read-only files and folders for a non-root user are in ReadOnlyStoreTests and
 /// StoreErrorTests; the disk-full and locked cases are in DiskFullTests and LockedStoreTests.

@@ -2,7 +2,7 @@ import Foundation
 import ObjectGraph
 import XCTest
 
-/// I/O fault sweeps over a fetch and a lightweight migration (issue 16; the save and the
+/// I/O fault sweeps over a fetch and a lightweight migration (the save and the
 /// fault are swept by SaveFailureInjectionTests and FailedReadTests): the 1st, 2nd, ...
 /// read or write of the operation fails until one gets through. Every failure is a typed
 /// error, the store is as it was, the context keeps its pending changes, and a retry

@@ -2,7 +2,7 @@ import Foundation
 import ObjectGraph
 import XCTest
 
-/// A store another process holds an exclusive lock on (issue 16, hostile input): opening it
+/// A store another process holds an exclusive lock on (hostile input): opening it
 /// waits for SQLite's busy timeout, then throws a typed error saying what to do, and the
 /// file's bytes are unchanged.
 final class LockedStoreTests: StoreTestCase {

@@ -2,7 +2,7 @@ import Foundation
 import ObjectGraph
 import XCTest
 
-/// A deterministic corpus of broken store files (issue 16; libFuzzer's StoreFileFuzzer
+/// A deterministic corpus of broken store files (libFuzzer's StoreFileFuzzer
 /// explores further): a garbage `Z_METADATA` plist, each table missing, a corrupt header,
 /// the file cut at every page, and bytes flipped at seeded random places. Opening each and
 /// fetching from it either works or throws a typed error; nothing crashes.

@@ -4,7 +4,7 @@ import XCTest
 
 /// A write never adopts another context's newer saved values: only reads refresh. Otherwise a
 /// value computed from an old read would be written over the other save without a conflict
-/// (a lost update, found by the load test of issue 16).
+/// (a lost update, found by LoadTests).
 final class LostUpdateTests: StoreTestCase {
     func testAWriteComputedFromAnOldReadMeetsTheOtherSaveAsAConflictInsteadOfOverwritingIt() throws {
         let container = try makeContainer(Models.company)

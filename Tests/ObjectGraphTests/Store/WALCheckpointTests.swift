@@ -2,7 +2,7 @@ import Foundation
 import ObjectGraph
 import XCTest
 
-/// The write-ahead log stays bounded (issue 16): a commit that leaves it past 4 MB empties
+/// The write-ahead log stays bounded: a commit that leaves it past 4 MB empties
 /// it. A reader holding an old snapshot keeps it from being emptied (one save waits the busy
 /// timeout for it, then gives up), never fails a save, and once the reader is done a later
 /// commit empties it.

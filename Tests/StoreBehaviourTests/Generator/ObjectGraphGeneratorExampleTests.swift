@@ -12,7 +12,7 @@ struct ObjectGraphGeneratorExampleTests {
         #expect(result.executed == steps.count)
     }
 
-    @Test("Issue 23 item 3: a many-to-many removal, refreshed with merging, is saved", arguments: StoreKind.allCases)
+    @Test("Found: a many-to-many removal, refreshed with merging, is saved", arguments: StoreKind.allCases)
     func manyToManyRemovalAfterRefresh(_ kind: StoreKind) throws {
         try expectNoMismatch([
             .insert(actor: 0, .project), .insert(actor: 0, .employee),

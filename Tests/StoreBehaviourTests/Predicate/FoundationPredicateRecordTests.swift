@@ -2,7 +2,7 @@ import Foundation
 import ManagedRecord
 import Testing
 
-// The class-level helpers with a `#Predicate` (issue 28), in the serialized suite of the
+// The class-level helpers with a `#Predicate`, in the serialized suite of the
 // helpers: they find their stack through ManagedRecord's process-wide registry.
 extension RecordHelperTests {
     @Test("fetch, get, count, observe, delete and deleteAll take a #Predicate", arguments: StoreKind.allCases)

@@ -2,7 +2,7 @@ import Foundation
 import ObjectGraph
 import Testing
 
-// Foundation's `#Predicate` on both stores (issue 28). Each `#Predicate` of the table is
+// Foundation's `#Predicate` on both stores. Each `#Predicate` of the table is
 // paired with the format string that means the same; on random companies both must select
 // the same employees in the same order as Foundation itself does when it evaluates the
 // `#Predicate` on the objects, and as the library's in-memory evaluation does.
