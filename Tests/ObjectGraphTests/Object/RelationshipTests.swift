@@ -73,44 +73,6 @@ final class RelationshipTests: StoreTestCase {
         XCTAssertTrue(employees[1].manager === boss)
     }
 
-    func testOrderedToManyKeepsItsOrderAfterReopenAndAfterReordering() throws {
-        let titles = ["Intro", "Verse", "Chorus", "Bridge", "Outro"]
-        do {
-            let container = try makeContainer(Models.music)
-            let context = container.viewContext
-            let playlist = Playlist(context: context)
-            playlist.title = "Mix"
-            // Created in another order than the playlist's.
-            let songs = titles.reversed().map { title -> Song in
-                let song = Song(context: context)
-                song.title = title
-                return song
-            }
-            playlist.songs = songs.reversed()
-            XCTAssertEqual(songs[0].playlist, playlist, "the inverse to-one is set at once")
-            try context.save()
-        }
-        do {
-            let container = try makeContainer(Models.music)
-            let playlist = try XCTUnwrap(fetchAll(Playlist.self, in: container.viewContext).first)
-            XCTAssertEqual(playlist.songs.map(\.title), titles)
-            XCTAssertTrue(playlist.songs.allSatisfy { $0.playlist === playlist })
-            // Move the last song to the front and drop the second.
-            var songs = playlist.songs
-            let last = songs.removeLast()
-            songs.insert(last, at: 0)
-            songs.remove(at: 1)
-            playlist.songs = songs
-            try container.viewContext.save()
-        }
-        let reopened = try makeContainer(Models.music)
-        let playlist = try XCTUnwrap(fetchAll(Playlist.self, in: reopened.viewContext).first)
-        XCTAssertEqual(playlist.songs.map(\.title), ["Outro", "Verse", "Chorus", "Bridge"])
-        let orphan = try fetchAll(Song.self, in: reopened.viewContext).first { $0.title == "Intro" }
-        XCTAssertNotNil(orphan)
-        XCTAssertNil(orphan?.playlist, "the dropped song no longer points at the playlist")
-    }
-
     func testManyToManyIsReadFromBothSidesAfterReopen() throws {
         do {
             let container = try makeContainer(Models.music)

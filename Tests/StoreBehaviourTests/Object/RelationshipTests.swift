@@ -91,6 +91,7 @@ struct RelationshipTests {
             tag.label = label
             return tag
         }
+        #expect(project.tags.allSatisfy { $0.project === project }, "the inverse to-one is set at once")
         try context.save()
 
         let reader = try store.container().viewContext
