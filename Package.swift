@@ -17,7 +17,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
         // SHA-256 for the per-entity and per-model version hashes stored in Z_METADATA.
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
-        // Logging, the Linux convention (swift-log, as the server ecosystem logs).
+        // Logging: swift-log, the convention of Swift on Linux servers.
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         // Command-line parsing for the `managedrecord` tool only (never a library dependency).
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
