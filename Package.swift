@@ -17,7 +17,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
         // SHA-256 for the per-entity and per-model version hashes stored in Z_METADATA.
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
-        // Logging, the Linux convention (DESIGN.md, decision 7).
+        // Logging: swift-log, the convention of Swift on Linux servers.
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         // Command-line parsing for the `managedrecord` tool only (never a library dependency).
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -64,35 +64,35 @@ let package = Package(
         .executableTarget(
             name: "AsyncScriptCheck",
             dependencies: ["ManagedRecord"],
-            path: "Tests/AsyncScriptCheck"
+            path: "Tests/Harnesses/AsyncScriptCheck"
         ),
         // Misuses of contexts, each in a process of its own, that must stop with a message.
         .executableTarget(
             name: "ConfinementProbe",
             dependencies: ["ManagedRecord"],
-            path: "Tests/ConfinementProbe"
+            path: "Tests/Harnesses/ConfinementProbe"
         ),
         // Test-only: a wrapping SQLite VFS that makes the Nth read, write or sync fail.
         .target(
             name: "CFaultInjection",
             dependencies: ["CSQLite"],
-            path: "Tests/CFaultInjection"
+            path: "Tests/Harnesses/CFaultInjection"
         ),
-        // Reliability harnesses (issue 16, docs/reliability.md).
+        // Reliability harnesses (docs/reliability.md).
         // The crash workload: commits in a loop with a journal; its parent kills and verifies.
         .executableTarget(
             name: "CrashWorkload",
             dependencies: ["ManagedRecord", "CSQLite", .product(name: "Crypto", package: "swift-crypto")],
-            path: "Tests/CrashWorkload"
+            path: "Tests/Harnesses/CrashWorkload"
         ),
         // The second process of LoadTests, writing the same store.
-        .executableTarget(name: "LoadWriter", dependencies: ["ObjectGraph"], path: "Tests/LoadWriter"),
+        .executableTarget(name: "LoadWriter", dependencies: ["ObjectGraph"], path: "Tests/Harnesses/LoadWriter"),
         // libFuzzer targets (built with -sanitize=fuzzer; a plain build replays inputs).
-        .target(name: "LibFuzzerDriver", path: "Tests/LibFuzzerDriver"),
-        .executableTarget(name: "PredicateFuzzer", dependencies: ["ObjectGraph", "LibFuzzerDriver"], path: "Tests/PredicateFuzzer"),
-        .executableTarget(name: "StoreFileFuzzer", dependencies: ["ObjectGraph", "LibFuzzerDriver"], path: "Tests/StoreFileFuzzer"),
+        .target(name: "LibFuzzerDriver", path: "Tests/Harnesses/LibFuzzerDriver"),
+        .executableTarget(name: "PredicateFuzzer", dependencies: ["ObjectGraph", "LibFuzzerDriver"], path: "Tests/Harnesses/PredicateFuzzer"),
+        .executableTarget(name: "StoreFileFuzzer", dependencies: ["ObjectGraph", "LibFuzzerDriver"], path: "Tests/Harnesses/StoreFileFuzzer"),
         // Test-only: the C allocator's bytes in use, for tests of what an operation keeps.
-        .target(name: "CMemoryStats", path: "Tests/CMemoryStats"),
+        .target(name: "CMemoryStats", path: "Tests/Harnesses/CMemoryStats"),
         .testTarget(
             name: "ObjectGraphTests",
             dependencies: ["ObjectGraph", "CFaultInjection", "CMemoryStats"]
@@ -102,14 +102,14 @@ let package = Package(
             dependencies: ["ManagedRecord"]
         ),
         // Test-only: a real PostgreSQL server from Debian's packages, started on loopback.
-        .target(name: "PostgresTestSupport", path: "Tests/PostgresTestSupport"),
+        .target(name: "PostgresTestSupport", path: "Tests/Harnesses/PostgresTestSupport"),
         // The PostgreSQL driver against a real server.
         .testTarget(
             name: "ObjectGraphPostgresTests",
             dependencies: ["ObjectGraph", "ObjectGraphPostgres", "PostgresTestSupport"]
         ),
         // The second and third processes of the suite's two-process test, writing one store.
-        .executableTarget(name: "StoreWriter", dependencies: ["ObjectGraph", "ObjectGraphPostgres"], path: "Tests/StoreWriter"),
+        .executableTarget(name: "StoreWriter", dependencies: ["ObjectGraph", "ObjectGraphPostgres"], path: "Tests/Harnesses/StoreWriter"),
         // One behavioural suite, run on every kind of store (SQLite and PostgreSQL).
         .testTarget(
             name: "StoreBehaviourTests",

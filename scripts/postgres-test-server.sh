@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # A throwaway PostgreSQL server on 127.0.0.1 for the tests: what PostgresTestServer
-# (Tests/PostgresTestSupport) starts in each test process, started once here for a whole run.
+# (Tests/Harnesses/PostgresTestSupport) starts in each test process, started once here for a whole run.
 #
 #   scripts/postgres-test-server.sh start [ENV_FILE]
 #   scripts/postgres-test-server.sh stop [FOLDER]

@@ -2,7 +2,7 @@ import Foundation
 import GRDB
 import ObjectGraph
 
-// The user-style baseline's model (issue 13): one plain entity of 8 columns — int64 id, two
+// The user-style baseline's model: one plain entity of 8 columns — int64 id, two
 // texts, int, double, date, int64, bool — and nothing else, as each way spells it.
 
 /// The ManagedRecord entity: seven attributes; `Z_PK` is the int64 id.

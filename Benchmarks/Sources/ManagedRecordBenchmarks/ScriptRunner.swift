@@ -1,6 +1,6 @@
 import Foundation
 
-/// Runs the user-style script (issue 13, `--script`): every way does the eight steps in
+/// Runs the user-style script (`--script`): every way does the eight steps in
 /// sequence on one connection or context, on a new store per run; one warm-up run, the
 /// median of `--runs` runs per step; ratios to the plain-table raw loop of the same process.
 struct ScriptRunner {

@@ -1,6 +1,6 @@
 import Foundation
 
-/// One way of running the user-style script (issue 13): open a store (untimed), then the
+/// One way of running the user-style script: open a store (untimed), then the
 /// eight steps in sequence on ONE connection or context, as a script does them. Each step
 /// times itself and returns what it produced (checked equal across the ways). Steps are
 /// separate functions so a profile can collect one step (`--toggle-collect`).
@@ -36,7 +36,7 @@ protocol ScriptWay: AnyObject {
     func bytesPerObject() throws -> Double
 }
 
-/// The script's steps, in order, with the ratio the issue asks of ManagedRecord.
+/// The script's steps, in order, with the ratio to the raw loop that ManagedRecord must stay within (`target`).
 enum ScriptStep: Int, CaseIterable {
     case insert, fetchAll, predicateFetch, predicateCount, average, distinct, fetchModifyCommit, deleteAll
 

@@ -16,7 +16,7 @@ struct Options {
     var memory = true
     var mergeObjects = 10_000
     var workDirectory = FileManager.default.temporaryDirectory.path
-    /// Run the user-style script (issue 13) instead of the workloads.
+    /// Run the user-style script (eight steps a script does, one after another) instead of the workloads.
     var script = false
     var scriptScaling: [Int] = []
 
@@ -72,7 +72,7 @@ struct Options {
                   --ways raw,context,helpers,grdb   run only these ways
                   --dir PATH         folder for the temporary stores (default: the temporary folder)
                   --wall-clock       time with the wall clock instead of the process's CPU time
-                  --script           the user-style script instead (issue 13): plain table for raw and GRDB,
+                  --script           the user-style script instead: plain table for raw and GRDB,
                                      MR helpers on one context, the 8 steps in sequence (--ways raw,helpers,grdb)
                   --script-scaling A,B   with --script: per-object insert/fetch/update cost at these sizes
                   --quick            smoke run: 10k objects, 3 runs, curve at 1k and 10k

@@ -2,7 +2,7 @@ import Foundation
 import ObjectGraph
 
 // What translating a `#Predicate` costs, against parsing the equivalent format string
-// (issue 28; docs/performance.md, "#Predicate translation"):
+// (docs/performance.md, "#Predicate translation"):
 //
 //   swift build -c release --product PredicateTranslationCost
 //   .build/release/PredicateTranslationCost 100000

@@ -1,0 +1,42 @@
+import Foundation
+import ObjectGraph
+import XCTest
+
+/// The write-ahead log stays bounded: a commit that leaves it past 4 MB empties
+/// it. A reader holding an old snapshot keeps it from being emptied (one save waits the busy
+/// timeout for it, then gives up), never fails a save, and once the reader is done a later
+/// commit empties it.
+final class WALCheckpointTests: StoreTestCase {
+    private var walSize: Int {
+        (try? FileManager.default.attributesOfItem(atPath: storeURL.path + "-wal")[.size] as? Int) ?? 0
+    }
+
+    /// Saves `count` employees with 4 KB names (50: about 250 KB of log).
+    private func saveBatch(_ context: ManagedObjectContext, count: Int = 50) throws {
+        for _ in 0..<count { Employee(context: context).lastName = String(repeating: "x", count: 4_000) }
+        try context.save()
+    }
+
+    func testALongReaderDelaysTheTruncationOnlyUntilItEnds() throws {
+        let container = try makeContainer(Models.company)
+        let context = container.viewContext
+        try saveBatch(context)
+
+        // Another connection keeps a read transaction on this snapshot.
+        let reader = try SQLiteFile(storeURL)
+        _ = try reader.rows("BEGIN")
+        _ = try reader.rows("SELECT count(*) FROM ZEMPLOYEE")
+        for _ in 0..<20 { try saveBatch(context) }
+        XCTAssertGreaterThan(walSize, 4 << 20, "with the old snapshot in use, the log could not be emptied")
+
+        _ = try reader.rows("COMMIT")
+        var saves = 0
+        while walSize > 4 << 20 && saves < 150 {
+            try saveBatch(context, count: 1)
+            saves += 1
+        }
+        XCTAssertLessThan(walSize, 4 << 20, "a commit after the reader ended emptied the log (\(saves) saves later)")
+        XCTAssertEqual(try context.count(for: FetchRequest<Employee>()), 21 * 50 + saves)
+        XCTAssertEqual(try SQLiteFile(storeURL).rows("PRAGMA integrity_check").first?.first, .text("ok"))
+    }
+}
