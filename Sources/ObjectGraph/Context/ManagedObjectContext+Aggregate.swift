@@ -95,7 +95,7 @@ extension ManagedObjectContext {
         }
         let type = path.attributeType
         try check(plan.entity, type)
-        return try persistentStoreCoordinator.store.aggregate(function, of: path, kind: kind, plan.query())
+        return try store.aggregate(function, of: path, kind: kind, plan.query())
     }
 
     /// The distinct non-nil values of `keyPath` among the objects `request` selects, in
@@ -137,7 +137,7 @@ extension ManagedObjectContext {
         let plan = try FetchPlan(request, self, sorted: false)
         let (path, kind) = try PredicateBinder.scalarPath(keyPath, on: plan.entity)
         try check(plan.entity, path.attributeType)
-        return try persistentStoreCoordinator.store.distinctValues(of: path, kind: kind,
+        return try store.distinctValues(of: path, kind: kind,
                                                                    plan.query(limit: request.fetchLimit, offset: request.fetchOffset))
     }
 

@@ -1,6 +1,33 @@
-// What follows a read that loads objects: their `awakeFromFetch()` hooks once the read is
-// over, or, when the read failed under a property access that cannot throw, a stop.
+import CObjectGraphRuntime
+
+// Rows into objects: each fetched row becomes the one registered object of its ID (new, or a
+// fault filled), and its `awakeFromFetch()` runs once the read is over.
 extension ManagedObjectContext {
+    /// The registered object for a fetched row: an existing one (a fault gets the row's
+    /// values; an object with values keeps them), or a new one. A filled object awaits its
+    /// `awakeFromFetch()`, which the caller runs once the read is over (``awakeFetched(_:)``).
+    @inline(__always)
+    func register(_ row: StoreRow) -> ManagedObject {
+        if let existing = registered[row.id] {
+            if existing.state.contains(.fault) { fill(existing, with: row.values, version: row.version) }
+            return existing
+        }
+        let object = ReflectionRecorder.materialize(row.id)
+        object.context = self
+        registered.set(object, for: row.id)
+        fill(object, with: row.values, version: row.version)
+        return object
+    }
+
+    @inline(__always)
+    func fill(_ object: ManagedObject, with values: ContiguousArray<SlotValue>, version: Int64) {
+        object.values = values
+        object.snapshot = values
+        object.version = version
+        object.state.remove(.fault)
+        object.state.insert(.awaitingAwake)
+    }
+
     /// Runs `awakeFromFetch()` on the objects of `objects` that a read filled, once that read
     /// is over. A hook may touch relationships, fetch or save; inside the read it would wait
     /// for the connection (an in-memory store's reads hold the coordinator's write lock) or
@@ -22,19 +49,15 @@ extension ManagedObjectContext {
             object.snapshot = object.values
         }
     }
+}
 
-    /// Stops the process after a read of the store failed under a property access, which
-    /// cannot throw (Core Data raises "could not fulfill a fault" there). The values are
-    /// unknown: showing defaults or an empty relationship instead would let a later save write
-    /// them back, so nothing changes and the process stops with what failed and what to do.
-    func stopAfterFailedRead(_ what: String, _ error: any Error) -> Never {
-        fatalError("""
-            ManagedRecord: \(what): \(error). The store could not be read, so these values are \
-            unknown; rather than show defaults or an empty relationship (which a later save would \
-            write back), the process stops. Check the store file and its disk (permissions, free \
-            space, I/O errors). To get such failures as thrown errors instead, load objects with \
-            existingObject(with:) or fetch(_:) (relationshipKeyPathsForPrefetching for \
-            relationships) before touching them.
-            """)
+extension ReflectionRecorder {
+    /// Instantiates `id`'s class for a fetched object or a fault: the initializer takes `id`
+    /// and loads no default values (the caller fills the values, or leaves a fault).
+    static func materialize(_ id: ObjectID) -> ManagedObject {
+        withUnsafePointer(to: id) { pointer in
+            og_thread().pointee.materializing = UnsafeRawPointer(pointer)
+            return id.entity.managedClass.init(entity: id.entity, insertInto: nil)
+        }
     }
 }

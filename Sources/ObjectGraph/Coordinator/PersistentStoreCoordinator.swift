@@ -14,10 +14,11 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {  // mutable
     let store: any PersistentStore
     let rowCache = RowCache()
     let logger = Logger(label: "ObjectGraph.coordinator")
-    private let contextsLock = NSLock()
-    /// The merge inboxes of live contexts, by context. Broadcasts post into inboxes and never
-    /// touch (or retain) a context; each context removes its inbox in `deinit`.
-    private var contexts: [ObjectIdentifier: MergeInbox] = [:]
+    let contextsLock = NSLock()
+    /// The merge inboxes of live contexts, by context, guarded by `contextsLock`. Broadcasts
+    /// (`Merge/PersistentStoreCoordinator+Broadcast.swift`) post into inboxes and never touch
+    /// (or retain) a context; each context removes its inbox in `deinit`.
+    var contexts: [ObjectIdentifier: MergeInbox] = [:]
     /// Callbacks and streams that hear of every commit (``changes``).
     let changeObservers = ChangeObservers()
 
@@ -120,26 +121,6 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {  // mutable
         contextsLock.withLock {
             contexts.contains { key, inbox in key != ObjectIdentifier(context) && inbox.mergesChanges }
         }
-    }
-
-    /// Calls `body` with the inbox of every context that merges changes, under the lock.
-    func forEachMergingInbox(_ body: (MergeInbox) -> Void) {
-        contextsLock.withLock {
-            for inbox in contexts.values where inbox.mergesChanges { body(inbox) }
-        }
-    }
-
-    /// Posts a saved change set to the inbox of every other context that merges changes, then
-    /// tells the commit observers (outside the lock).
-    func broadcast(_ changes: ChangeSet, from origin: ManagedObjectContext) {
-        var wakeUps: [@Sendable () -> Void] = []
-        contextsLock.withLock {
-            for (key, inbox) in contexts where key != ObjectIdentifier(origin) && inbox.mergesChanges {
-                if let wakeUp = inbox.post(changes) { wakeUps.append(wakeUp) }
-            }
-        }
-        for wakeUp in wakeUps { wakeUp() }
-        if changeObservers.isObserved { changeObservers.deliver(CommittedChanges(changes, contextName: origin.name)) }
     }
 
     // MARK: Object IDs

@@ -41,7 +41,7 @@ extension ManagedObjectContext {
         try validate(inserted: inserted, updated: updated, deleted: deleted, layout)
 
         let coordinator = persistentStoreCoordinator
-        let outcome = try coordinator.store.save(SaveRequest(policy: mergePolicy, inserted: inserted, updated: updated, deleted: deleted))
+        let outcome = try store.save(SaveRequest(policy: mergePolicy, inserted: inserted, updated: updated, deleted: deleted))
         apply(outcome, inserted: inserted, updated: updated, deleted: deleted, layout)
         // Derived attributes an Apple store's triggers recomputed: cached rows are stale.
         if outcome.recomputedRows { coordinator.rowCache.removeAll() }
@@ -52,7 +52,7 @@ extension ManagedObjectContext {
     private func apply(_ outcome: SaveOutcome, inserted: [ManagedObject], updated: [SaveRequest.Update],
                        deleted: [ManagedObject], _ layout: StoreLayout) {
         let coordinator = persistentStoreCoordinator
-        let store = coordinator.store.identity
+        let store = self.store.identity
         // The change set is built only when someone will read it.
         let observed = !(observers[.didSave]?.isEmpty ?? true)
         let merging = coordinator.hasMergingContexts(besides: self)
