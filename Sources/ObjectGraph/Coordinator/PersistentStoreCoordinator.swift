@@ -14,11 +14,10 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {  // mutable
     let store: any PersistentStore
     let rowCache = RowCache()
     let logger = Logger(label: "ObjectGraph.coordinator")
-    let contextsLock = NSLock()
-    /// The merge inboxes of live contexts, by context, guarded by `contextsLock`. Broadcasts
+    /// The merge inboxes of live contexts, by context. Broadcasts
     /// (`Merge/PersistentStoreCoordinator+Broadcast.swift`) post into inboxes and never touch
     /// (or retain) a context; each context removes its inbox in `deinit`.
-    var contexts: [ObjectIdentifier: MergeInbox] = [:]
+    let inboxes = Locked<[ObjectIdentifier: MergeInbox]>([:])
     /// Callbacks and streams that hear of every commit (``changes``).
     let changeObservers = ChangeObservers()
 
@@ -109,17 +108,17 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {  // mutable
     // MARK: Contexts
 
     func register(_ context: ManagedObjectContext) {
-        contextsLock.withLock { contexts[ObjectIdentifier(context)] = context.inbox }
+        inboxes.withLock { $0[ObjectIdentifier(context)] = context.inbox }
     }
 
     func unregister(_ context: ManagedObjectContext) {
-        _ = contextsLock.withLock { contexts.removeValue(forKey: ObjectIdentifier(context)) }
+        _ = inboxes.withLock { $0.removeValue(forKey: ObjectIdentifier(context)) }
     }
 
     /// Whether a context other than `context` would merge a save.
     func hasMergingContexts(besides context: ManagedObjectContext) -> Bool {
-        contextsLock.withLock {
-            contexts.contains { key, inbox in key != ObjectIdentifier(context) && inbox.mergesChanges }
+        inboxes.withLock {
+            $0.contains { key, inbox in key != ObjectIdentifier(context) && inbox.mergesChanges }
         }
     }
 

@@ -6,8 +6,8 @@ import Foundation
 extension PersistentStoreCoordinator {
     /// Calls `body` with the inbox of every context that merges changes, under the lock.
     func forEachMergingInbox(_ body: (MergeInbox) -> Void) {
-        contextsLock.withLock {
-            for inbox in contexts.values where inbox.mergesChanges { body(inbox) }
+        inboxes.withLock {
+            for inbox in $0.values where inbox.mergesChanges { body(inbox) }
         }
     }
 
@@ -15,8 +15,8 @@ extension PersistentStoreCoordinator {
     /// tells the commit observers (outside the lock).
     func broadcast(_ changes: ChangeSet, from origin: ManagedObjectContext) {
         var wakeUps: [@Sendable () -> Void] = []
-        contextsLock.withLock {
-            for (key, inbox) in contexts where key != ObjectIdentifier(origin) && inbox.mergesChanges {
+        inboxes.withLock {
+            for (key, inbox) in $0 where key != ObjectIdentifier(origin) && inbox.mergesChanges {
                 if let wakeUp = inbox.post(changes) { wakeUps.append(wakeUp) }
             }
         }
