@@ -1,5 +1,4 @@
 import Foundation
-import OrderedCollections
 
 extension ManagedObjectContext {
     /// Fetches the objects `request` asks for, registering each once (uniquing): an object
