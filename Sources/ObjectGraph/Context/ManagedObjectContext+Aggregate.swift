@@ -24,7 +24,7 @@ extension ManagedObjectContext {
                                             for request: FetchRequest<T> = FetchRequest<T>()) throws -> Double? {
         let value = try aggregateValue(function, of: keyPath, for: request) { entity, type in
             guard !AggregateResultTypes.answersAsDouble(function, of: type) else { return }
-            let subject = AggregateResultTypes.subject(entity, keyPath, type)
+            let subject = AggregateResultTypes.subject(entity, keyPath: keyPath, type: type)
             guard let type else {
                 throw FetchPredicateError(.typeMismatch, "\(function.rawValue) of \(subject) is not a number; only .count applies to it",
                                           entity: entity.name, key: keyPath)
@@ -70,7 +70,7 @@ extension ManagedObjectContext {
             attributeType = type
             let allowed = AggregateResultTypes.allowed(function, of: type)
             guard allowed.contains(V.attributeType) else {
-                throw AggregateResultTypes.mismatch(function.rawValue, entity, keyPath, type, requested: "\(V.self)", allowed: allowed)
+                throw AggregateResultTypes.mismatch(function.rawValue, entity: entity, keyPath: keyPath, type: type, requested: "\(V.self)", allowed: allowed)
             }
         }
         if value.isNull { return function == .sum || function == .count ? V._decode(.int(0)) : nil }
@@ -95,7 +95,7 @@ extension ManagedObjectContext {
         }
         let type = path.attributeType
         try check(plan.entity, type)
-        return try persistentStoreCoordinator.store.aggregate(function, of: path, kind: kind, plan.query())
+        return try store.aggregate(function, of: path, kind: kind, plan.query())
     }
 
     /// The distinct non-nil values of `keyPath` among the objects `request` selects, in
@@ -113,7 +113,7 @@ extension ManagedObjectContext {
         try distinctSlotValues(of: keyPath, for: request) { entity, type in
             let allowed = AggregateResultTypes.allowed(nil, of: type)
             guard allowed.contains(V.attributeType) else {
-                throw AggregateResultTypes.mismatch("the distinct values", entity, keyPath, type, requested: "\(V.self)", allowed: allowed)
+                throw AggregateResultTypes.mismatch("the distinct values", entity: entity, keyPath: keyPath, type: type, requested: "\(V.self)", allowed: allowed)
             }
         }.map { value in
             guard let decoded = V._decode(value) else {
@@ -137,7 +137,7 @@ extension ManagedObjectContext {
         let plan = try FetchPlan(request, self, sorted: false)
         let (path, kind) = try PredicateBinder.scalarPath(keyPath, on: plan.entity)
         try check(plan.entity, path.attributeType)
-        return try persistentStoreCoordinator.store.distinctValues(of: path, kind: kind,
+        return try store.distinctValues(of: path, kind: kind,
                                                                    plan.query(limit: request.fetchLimit, offset: request.fetchOffset))
     }
 

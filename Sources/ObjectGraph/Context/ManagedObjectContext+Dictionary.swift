@@ -52,7 +52,7 @@ extension ManagedObjectContext {
         let query = DictionaryQuery(query: plan.query(limit: request.fetchLimit, offset: request.fetchOffset), columns: columns,
                                     groupBy: groups, having: request.havingPredicate?.node, order: order,
                                     distinct: request.returnsDistinctResults)
-        return try persistentStoreCoordinator.store.dictionaryRows(query).map { values in
+        return try store.dictionaryRows(query).map { values in
             var row: [String: Any] = [:]
             for (column, value) in zip(columns, values) where !value.isNull {
                 switch (column.function, value) {

@@ -1,5 +1,4 @@
 import Foundation
-import OrderedCollections
 
 extension ManagedObjectContext {
     /// Fetches the objects `request` asks for, registering each once (uniquing): an object
@@ -25,7 +24,7 @@ extension ManagedObjectContext {
         var fetched = ContiguousArray<ManagedObject>()
         do {
             defer { awakeFetched(fetched) }
-            try persistentStoreCoordinator.store.fetchRows(query) { fetched.append(register($0)) }
+            try store.fetchRows(query) { fetched.append(register($0)) }
         }
         var objects = Self.downcast(fetched, to: T.self)
         if pending {
@@ -62,7 +61,7 @@ extension ManagedObjectContext {
                 extra += 1
             }
         }
-        count = try persistentStoreCoordinator.store.count(plan.query(), excluding: excluded)
+        count = try store.count(plan.query(), excluding: excluded)
         count = max(0, count + extra - request.fetchOffset)
         return request.fetchLimit > 0 ? min(count, request.fetchLimit) : count
     }
@@ -77,7 +76,7 @@ extension ManagedObjectContext {
             plain.relationshipKeyPathsForPrefetching = []
             return try fetch(plain).map(\.objectID)
         }
-        return try persistentStoreCoordinator.store.fetchObjectIDs(plan.query(limit: request.fetchLimit, offset: request.fetchOffset))
+        return try store.fetchObjectIDs(plan.query(limit: request.fetchLimit, offset: request.fetchOffset))
     }
 
     /// Runs `request` for its ``FetchRequest/resultType``.
@@ -145,146 +144,5 @@ extension ManagedObjectContext {
             }
         }
         return result
-    }
-
-    // MARK: Materializing rows
-
-    /// The registered object for a fetched row: an existing one (a fault gets the row's
-    /// values; an object with values keeps them), or a new one. A filled object awaits its
-    /// `awakeFromFetch()`, which the caller runs once the read is over (``awakeFetched(_:)``).
-    @inline(__always)
-    func register(_ row: StoreRow) -> ManagedObject {
-        if let existing = registered[row.id] {
-            if existing.state.contains(.fault) { fill(existing, with: row.values, version: row.version) }
-            return existing
-        }
-        let object = ReflectionRecorder.materialize(row.id)
-        object.context = self
-        registered.set(object, for: row.id)
-        fill(object, with: row.values, version: row.version)
-        return object
-    }
-
-    @inline(__always)
-    func fill(_ object: ManagedObject, with values: ContiguousArray<SlotValue>, version: Int64) {
-        object.values = values
-        object.snapshot = values
-        object.version = version
-        object.state.remove(.fault)
-        object.state.insert(.awaitingAwake)
-    }
-
-    // MARK: Faults
-
-    /// Loads a fault's values (from the row cache, else one query) for a property access,
-    /// which cannot throw. A row that no longer exists leaves the object deleted and
-    /// unregistered, with default values (Core Data's `shouldDeleteInaccessibleFaults`).
-    /// A read that fails stops the process (Core Data's "could not fulfill a fault"): the
-    /// values are unknown, and neither the object nor the store may change.
-    func fulfillFault(_ object: ManagedObject) {
-        do {
-            try loadFault(object)
-        } catch {
-            stopAfterFailedRead("could not fulfill a fault for \(object.objectID.uriRepresentation.absoluteString)", error)
-        }
-    }
-
-    /// Loads a fault's values, or throws what the read threw, leaving the fault as it was.
-    func loadFault(_ object: ManagedObject) throws {
-        guard object.state.contains(.fault) else { return }
-        if let cached = persistentStoreCoordinator.rowCache.row(for: object.objectID) {
-            fill(object, with: cached.values, version: cached.version)
-            awake(object)
-            return
-        }
-        var found = false
-        try persistentStoreCoordinator.store.rows(of: [object.objectID]) { row in
-            found = true
-            fill(object, with: row.values, version: row.version)
-        }
-        if found {
-            awake(object)
-        } else {
-            logger.warning("\(object.objectID) no longer exists in the store: it is now deleted")
-            markVanished(object)
-        }
-    }
-
-    /// An object whose row is gone: deleted, unregistered, with default values, and no
-    /// longer among the changes to save.
-    func markVanished(_ object: ManagedObject) {
-        object.values = object.entity.newObjectValues()
-        object.snapshot = object.values
-        object.state = [.deleted]
-        updatedSet.remove(object)
-        deletedSet.remove(object)
-        unregister(object)
-    }
-
-    /// The objects for `ids`, firing all of their faults with one query per 500. When the
-    /// query fails the objects stay faults (each loads, or stops, when touched).
-    func objects(with ids: OrderedSet<ObjectID>) -> [ManagedObject] {
-        do {
-            return try loadObjects(with: ids)
-        } catch {
-            logger.error("cannot load \(ids.count) objects: \(error)")
-            return ids.map { object(with: $0) }.filter { $0.context === self }
-        }
-    }
-
-    /// The objects for `ids`, firing all of their faults with one query per 500, or throws
-    /// what the query threw.
-    func loadObjects(with ids: OrderedSet<ObjectID>) throws -> [ManagedObject] {
-        let objects = ids.map { object(with: $0) }
-        let faults = objects.filter { $0.state.contains(.fault) && persistentStoreCoordinator.rowCache.row(for: $0.objectID) == nil }
-        if faults.count > 1 { try loadFaults(faults) }
-        return objects.filter { $0.context === self }
-    }
-
-    private func loadFaults(_ faults: [ManagedObject]) throws {
-        defer { awakeFetched(faults) }
-        try persistentStoreCoordinator.store.rows(of: faults.map(\.objectID)) { _ = register($0) }
-        let vanished = faults.filter { $0.state.contains(.fault) }
-        if !vanished.isEmpty { logger.warning("\(vanished.count) objects no longer exist in the store: they are now deleted") }
-        for fault in vanished { markVanished(fault) }
-    }
-
-    /// Loads a to-many relationship for a property access, which cannot throw: a read that
-    /// fails stops the process, since an empty relationship in its place would be saved
-    /// (a join table rewritten with only new members) and skipped by delete rules.
-    @discardableResult
-    func loadToMany(_ object: ManagedObject, _ relationship: RelationshipDescription) -> [ManagedObject] {
-        do {
-            return try readToMany(object, relationship)
-        } catch {
-            stopAfterFailedRead("could not load \(object.entity.name).\(relationship.name) of \(object.objectID.uriRepresentation.absoluteString)", error)
-        }
-    }
-
-    /// Loads a to-many relationship with one query that also fills its members' values, or
-    /// throws what the query threw, leaving the relationship unloaded.
-    func readToMany(_ object: ManagedObject, _ relationship: RelationshipDescription) throws -> [ManagedObject] {
-        var members: [ManagedObject] = []
-        do {
-            try persistentStoreCoordinator.store.relatedRows(relationship, owners: [object.objectID.key]) { _, row in
-                members.append(register(row))
-            }
-        } catch {
-            awakeFetched(members)
-            throw error
-        }
-        // Sized once (appending to an empty set regrows and rehashes its table repeatedly).
-        var ids = OrderedSet<ObjectID>(minimumCapacity: members.count)
-        for member in members { ids.append(member.objectID) }
-        if ids.count != members.count {     // a join table may list a member twice
-            var seen = Set<ObjectIdentifier>()
-            members = members.filter { seen.insert(ObjectIdentifier($0)).inserted }
-        }
-        object.values[relationship.slot] = .objects(ids)
-        if !object.snapshot.isEmpty, case .unloaded = object.snapshot[relationship.slot] {
-            object.snapshot[relationship.slot] = .objects(ids)
-        }
-        awakeFetched(members)       // with the relationship in place, for hooks that look at it
-        return members
     }
 }

@@ -43,7 +43,7 @@ extension ManagedObjectContext {
         }
         let coordinator = persistentStoreCoordinator
         var cached: [(ObjectID, RowCache.Entry)] = []
-        try coordinator.store.rows(of: Array(ids)) { row in
+        try store.rows(of: Array(ids)) { row in
             loaded.append(register(row))
             cached.append((row.id, RowCache.Entry(values: row.values, version: row.version)))
         }
@@ -60,7 +60,7 @@ extension ManagedObjectContext {
         let coordinator = persistentStoreCoordinator
         var members: [Int64: OrderedSet<ObjectID>] = [:]
         var cached: [(ObjectID, RowCache.Entry)] = []
-        try coordinator.store.relatedRows(relationship, owners: unloaded.map(\.objectID.key)) { owner, row in
+        try store.relatedRows(relationship, owners: unloaded.map(\.objectID.key)) { owner, row in
             let object = register(row)
             members[owner, default: []].append(object.objectID)
             loaded.append(object)

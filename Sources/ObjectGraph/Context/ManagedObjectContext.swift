@@ -39,6 +39,10 @@ public final class ManagedObjectContext: @unchecked Sendable {  // must reach pe
 
     /// The coordinator whose store this context reads and saves.
     public let persistentStoreCoordinator: PersistentStoreCoordinator
+    /// The coordinator's store, which every fetch, fault and save of this context goes to.
+    /// A coordinator opens its store once and never replaces it (`let`), so the context
+    /// keeps it from the start instead of asking the coordinator on every request.
+    let store: any PersistentStore
     /// A name for messages and logs.
     public var name: String
     /// How a save resolves rows changed by someone else since they were read.
@@ -98,6 +102,7 @@ public final class ManagedObjectContext: @unchecked Sendable {  // must reach pe
     /// Creates a context on `coordinator`.
     public init(coordinator: PersistentStoreCoordinator, concurrencyType: ConcurrencyType = .confined, name: String? = nil) {
         persistentStoreCoordinator = coordinator
+        store = coordinator.store
         self.concurrencyType = concurrencyType
         self.name = name ?? "context"
         guardian = ConfinementGuard(concurrencyType)
@@ -234,7 +239,7 @@ public final class ManagedObjectContext: @unchecked Sendable {  // must reach pe
         willAccess()
         if let object = registered[id] { return object }
         precondition(!id.isTemporaryID, "ManagedRecord: \(id) is a temporary ID of another context; save that context first and use the permanent ID")
-        precondition(id.store === persistentStoreCoordinator.store.identity, "ManagedRecord: \(id) belongs to another store")
+        precondition(id.store === store.identity, "ManagedRecord: \(id) belongs to another store")
         return makeFault(id)
     }
 
@@ -282,7 +287,7 @@ public final class ManagedObjectContext: @unchecked Sendable {  // must reach pe
             }
             return object
         }
-        guard !id.isTemporaryID, id.store === persistentStoreCoordinator.store.identity else {
+        guard !id.isTemporaryID, id.store === store.identity else {
             throw ContextError(code: .foreignObjectID, objectID: id, message: "\(id) is temporary or belongs to another store")
         }
         let object = makeFault(id)

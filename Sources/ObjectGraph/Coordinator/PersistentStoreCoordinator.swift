@@ -14,10 +14,10 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {  // mutable
     let store: any PersistentStore
     let rowCache = RowCache()
     let logger = Logger(label: "ObjectGraph.coordinator")
-    private let contextsLock = NSLock()
-    /// The merge inboxes of live contexts, by context. Broadcasts post into inboxes and never
-    /// touch (or retain) a context; each context removes its inbox in `deinit`.
-    private var contexts: [ObjectIdentifier: MergeInbox] = [:]
+    /// The merge inboxes of live contexts, by context. Broadcasts
+    /// (`Merge/PersistentStoreCoordinator+Broadcast.swift`) post into inboxes and never touch
+    /// (or retain) a context; each context removes its inbox in `deinit`.
+    let inboxes = Locked<[ObjectIdentifier: MergeInbox]>([:])
     /// Callbacks and streams that hear of every commit (``changes``).
     let changeObservers = ChangeObservers()
 
@@ -108,38 +108,18 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {  // mutable
     // MARK: Contexts
 
     func register(_ context: ManagedObjectContext) {
-        contextsLock.withLock { contexts[ObjectIdentifier(context)] = context.inbox }
+        inboxes.withLock { $0[ObjectIdentifier(context)] = context.inbox }
     }
 
     func unregister(_ context: ManagedObjectContext) {
-        _ = contextsLock.withLock { contexts.removeValue(forKey: ObjectIdentifier(context)) }
+        _ = inboxes.withLock { $0.removeValue(forKey: ObjectIdentifier(context)) }
     }
 
     /// Whether a context other than `context` would merge a save.
     func hasMergingContexts(besides context: ManagedObjectContext) -> Bool {
-        contextsLock.withLock {
-            contexts.contains { key, inbox in key != ObjectIdentifier(context) && inbox.mergesChanges }
+        inboxes.withLock {
+            $0.contains { key, inbox in key != ObjectIdentifier(context) && inbox.mergesChanges }
         }
-    }
-
-    /// Calls `body` with the inbox of every context that merges changes, under the lock.
-    func forEachMergingInbox(_ body: (MergeInbox) -> Void) {
-        contextsLock.withLock {
-            for inbox in contexts.values where inbox.mergesChanges { body(inbox) }
-        }
-    }
-
-    /// Posts a saved change set to the inbox of every other context that merges changes, then
-    /// tells the commit observers (outside the lock).
-    func broadcast(_ changes: ChangeSet, from origin: ManagedObjectContext) {
-        var wakeUps: [@Sendable () -> Void] = []
-        contextsLock.withLock {
-            for (key, inbox) in contexts where key != ObjectIdentifier(origin) && inbox.mergesChanges {
-                if let wakeUp = inbox.post(changes) { wakeUps.append(wakeUp) }
-            }
-        }
-        for wakeUp in wakeUps { wakeUp() }
-        if changeObservers.isObserved { changeObservers.deliver(CommittedChanges(changes, contextName: origin.name)) }
     }
 
     // MARK: Object IDs

@@ -84,16 +84,16 @@ enum AggregateResultTypes {
     }
 
     /// What the key path is, for messages: "Specimen.amount (a Decimal attribute)".
-    static func subject(_ entity: EntityDescription, _ keyPath: String, _ type: AttributeType?) -> String {
+    static func subject(_ entity: EntityDescription, keyPath: String, type: AttributeType?) -> String {
         "\(entity.name).\(keyPath) (\(type.map { "a \($0.rawValue) attribute" } ?? "a to-one relationship"))"
     }
 
     /// The error for asking for `requested` where `allowed` are possible.
-    static func mismatch(_ what: String, _ entity: EntityDescription, _ keyPath: String, _ type: AttributeType?,
+    static func mismatch(_ what: String, entity: EntityDescription, keyPath: String, type: AttributeType?,
                          requested: String, allowed: [AttributeType]) -> FetchPredicateError {
         let choices = allowed.map { swiftName($0) + ".self" }
         let advice = choices.isEmpty ? "it cannot be computed for this key" : "ask for " + choices.joined(separator: " or ")
-        return FetchPredicateError(.typeMismatch, "\(what) of \(subject(entity, keyPath, type)) cannot be read as \(requested); \(advice)",
+        return FetchPredicateError(.typeMismatch, "\(what) of \(subject(entity, keyPath: keyPath, type: type)) cannot be read as \(requested); \(advice)",
                                    entity: entity.name, key: keyPath)
     }
 }

@@ -65,12 +65,12 @@ public struct Attribute<Value, Codec: AttributeCodec>: OrdinalProperty where Cod
     @inlinable
     static func register(_ defaultValue: @escaping () -> Value, _ options: AttributeOptions, originalName: String? = nil) -> Int32 {
         let ordinal = og_take_ordinal()
-        if og_is_recording() { record(ordinal, defaultValue, options, originalName, in: ReflectionRecorder.current) }
+        if og_is_recording() { record(ordinal, defaultValue: defaultValue, options: options, originalName: originalName, in: ReflectionRecorder.current) }
         return ordinal
     }
 
     @inlinable
-    static func record(_ ordinal: Int32, _ defaultValue: @escaping () -> Value, _ options: AttributeOptions, _ originalName: String?,
+    static func record(_ ordinal: Int32, defaultValue: @escaping () -> Value, options: AttributeOptions, originalName: String?,
                        in recorder: ReflectionRecorder) {
         recorder.blueprints[ordinal] = .attribute(AttributeBlueprint(
             attributeType: Codec.attributeType,

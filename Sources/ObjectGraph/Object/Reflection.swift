@@ -57,15 +57,6 @@ final class ReflectionRecorder {
         if og_is_recording() { current.blueprints[ordinal] = blueprint() }
         return ordinal
     }
-
-    /// Instantiates `id`'s class for a fetched object or a fault: the initializer takes `id`
-    /// and loads no default values (the caller fills the values, or leaves a fault).
-    static func materialize(_ id: ObjectID) -> ManagedObject {
-        withUnsafePointer(to: id) { pointer in
-            og_thread().pointee.materializing = UnsafeRawPointer(pointer)
-            return id.entity.managedClass.init(entity: id.entity, insertInto: nil)
-        }
-    }
 }
 
 /// A property wrapper's storage inside an object: just its ordinal.

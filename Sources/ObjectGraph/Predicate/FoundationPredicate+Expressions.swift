@@ -12,8 +12,8 @@ extension KeyPathExpression {
 
 private extension FoundationPredicateTranslator {
     /// `SUBQUERY(collection, $variable, predicate).@count op n`.
-    func subqueryCount(_ collection: KeyPathExpression, _ variable: String, _ predicate: PredicateNode,
-                       _ op: PredicateOperator) -> FoundationTerm {
+    func subqueryCount(of collection: KeyPathExpression, variable: String, where predicate: PredicateNode,
+                       comparedToZero op: PredicateOperator) -> FoundationTerm {
         .condition(.comparison(PredicateComparison(
             lhs: .subquery(collection: collection, variable: variable, predicate: predicate, trailing: ["@count"]),
             op: op, rhs: .value(.int(0)))))
@@ -21,8 +21,8 @@ private extension FoundationPredicateTranslator {
 
     /// The condition of a closure over the elements of a to-many (`contains(where:)`, `filter`):
     /// the element is `$name` (the name of the filter already on the collection, if any).
-    mutating func elementCondition<E: Foundation.PredicateExpression>(_ body: E, _ variable: PredicateExpressions.VariableID,
-                                                                        _ name: String) throws -> PredicateNode {
+    mutating func elementCondition<E: Foundation.PredicateExpression>(_ body: E, variable: PredicateExpressions.VariableID,
+                                                                        named name: String) throws -> PredicateNode {
         try with(variable, as: .object(KeyPathExpression(variable: name, components: []))) { translator in
             let term = try translator.term(body)
             return try term.condition(translator)
@@ -335,7 +335,7 @@ extension PredicateExpressions.SequenceContains: FoundationTranslatable {
         case .toMany(let path, let filter?):
             let element = KeyPathExpression(variable: filter.variable, components: [])
             let isMember = PredicateNode.comparison(PredicateComparison(lhs: .keyPath(element), op: .equal, rhs: try member.expression(t)))
-            return t.subqueryCount(path, filter.variable, .and([filter.predicate, isMember]), .greater)
+            return t.subqueryCount(of: path, variable: filter.variable, where: .and([filter.predicate, isMember]), comparedToZero: .greater)
         default:
             throw t.unsupported("contains(_:) applies to a to-many relationship or a constant collection here", key: nil)
         }
@@ -350,8 +350,8 @@ extension PredicateExpressions.SequenceContainsWhere: FoundationTranslatable {
             throw t.unsupported("contains(where:) applies to a to-many relationship", key: nil)
         }
         let name = filter?.variable ?? t.newVariable()
-        let condition = try t.elementCondition(test, variable.key, name)
-        return t.subqueryCount(path, name, filter.map { .and([$0.predicate, condition]) } ?? condition, .greater)
+        let condition = try t.elementCondition(test, variable: variable.key, named: name)
+        return t.subqueryCount(of: path, variable: name, where: filter.map { .and([$0.predicate, condition]) } ?? condition, comparedToZero: .greater)
     }
 }
 
@@ -363,8 +363,8 @@ extension PredicateExpressions.SequenceAllSatisfy: FoundationTranslatable {
             throw t.unsupported("allSatisfy applies to a to-many relationship", key: nil)
         }
         let name = filter?.variable ?? t.newVariable()
-        let failing = PredicateNode.not(try t.elementCondition(test, variable.key, name))
-        return t.subqueryCount(path, name, filter.map { .and([$0.predicate, failing]) } ?? failing, .equal)
+        let failing = PredicateNode.not(try t.elementCondition(test, variable: variable.key, named: name))
+        return t.subqueryCount(of: path, variable: name, where: filter.map { .and([$0.predicate, failing]) } ?? failing, comparedToZero: .equal)
     }
 }
 
@@ -376,7 +376,7 @@ extension PredicateExpressions.Filter: FoundationTranslatable {
             throw t.unsupported("filter applies to a to-many relationship", key: nil)
         }
         let name = existing?.variable ?? t.newVariable()
-        let condition = try t.elementCondition(filter, variable.key, name)
+        let condition = try t.elementCondition(filter, variable: variable.key, named: name)
         return .toMany(path, filter: (name, existing.map { .and([$0.predicate, condition]) } ?? condition))
     }
 }

@@ -46,7 +46,7 @@ enum ModelKeyPaths {
     private static func resolve(_ keyPath: AnyKeyPath, valueType: Any.Type, on managedClass: ManagedObject.Type) throws -> ModelKeyPathTarget {
         let layout = ClassLayout.of(managedClass)
         if let relationshipType = valueType as? any RelationshipValue.Type {
-            return try relationship(keyPath, relationshipType, layout)
+            return try relationship(keyPath, type: relationshipType, in: layout)
         }
         let probe = Probe(layout)
         if valueType == ObjectID.self, let id = probe.object[keyPath: keyPath] as? ObjectID, id == probe.object.objectID {
@@ -57,20 +57,20 @@ enum ModelKeyPaths {
         if !encoded.isEmpty {
             throw FetchPredicateError(.unsupported, "\(keyPath.debugDescription) (a \(valueType)) is not a stored attribute of \(managedClass) that a predicate can test: a value of its type is kept encoded (transformable: \(encoded.joined(separator: ", "))), which the stores cannot compare", entity: "\(managedClass)", key: keyPath.debugDescription)
         }
-        throw notStored(keyPath, valueType, managedClass)
+        throw notStored(keyPath, type: valueType, in: managedClass)
     }
 
     /// A relationship is told by reading the key path on a probe whose relationships answer
     /// with marker objects, one set per relationship: the key path names the relationship
     /// whose markers it returns unchanged (`RelationshipProbe`); a computed property that
     /// reads further (`mother?.mother`) or combines several returns no one's markers.
-    private static func relationship(_ keyPath: AnyKeyPath, _ type: any RelationshipValue.Type, _ layout: ClassLayout) throws -> ModelKeyPathTarget {
+    private static func relationship(_ keyPath: AnyKeyPath, type: any RelationshipValue.Type, in layout: ClassLayout) throws -> ModelKeyPathTarget {
         let toMany = type.relationshipKind.isToMany
         let candidates = layout.propertiesByOrdinal.filter { _, property in
             guard case .relationship(let blueprint) = property.blueprint else { return false }
             return blueprint.kind.isToMany == toMany && blueprint.destination == type.destinationClass
         }
-        guard !candidates.isEmpty else { throw notStored(keyPath, type, layout.managedClass) }
+        guard !candidates.isEmpty else { throw notStored(keyPath, type: type, in: layout.managedClass) }
         let destination = ClassLayout.of(type.destinationClass)
         // Two markers per to-many, so a property that picks one member (`.first`) differs.
         let markers = Dictionary(uniqueKeysWithValues: candidates.keys.map { ordinal in
@@ -79,7 +79,7 @@ enum ModelKeyPaths {
         let probe = Probe(layout)
         let returned = identities(in: RelationshipProbe(object: probe.object, markers: markers).read(keyPath))
         let matches = candidates.filter { ordinal, _ in Set(markers[Int(ordinal)]!.map(ObjectIdentifier.init)) == returned }
-        guard matches.count == 1, let name = matches.first?.value.name else { throw notStored(keyPath, type, layout.managedClass) }
+        guard matches.count == 1, let name = matches.first?.value.name else { throw notStored(keyPath, type: type, in: layout.managedClass) }
         return toMany ? .toMany(name) : .toOne(name)
     }
 
@@ -92,7 +92,7 @@ enum ModelKeyPaths {
         return Set(objects(members).map(ObjectIdentifier.init))
     }
 
-    private static func notStored(_ keyPath: AnyKeyPath, _ valueType: Any.Type, _ managedClass: ManagedObject.Type) -> FetchPredicateError {
+    private static func notStored(_ keyPath: AnyKeyPath, type valueType: Any.Type, in managedClass: ManagedObject.Type) -> FetchPredicateError {
         FetchPredicateError(.unsupported, "\(keyPath.debugDescription) (a \(valueType)) is not a stored attribute or relationship of \(managedClass): a computed property, or one without @Attribute or @Relationship, has no value in the store; test a stored property, or filter the fetched objects in memory", entity: "\(managedClass)", key: keyPath.debugDescription)
     }
 }

@@ -9,14 +9,14 @@ extension PredicateBinder {
         let lhs = try resolve(c.lhs)
         let rhs = try resolve(c.rhs)
         if case .value(.list(let items)) = lhs {
-            if let node = try literalList(items, c, rhs) { return node }
+            if let node = try literalList(items, comparison: c, rhs: rhs) { return node }
         }
         switch lhs {
         case .toMany(let toMany, let tail, let text):
             let quantifier = c.quantifier == .direct ? .any : c.quantifier
             let element = push(toMany.relationship.destinationEntity, named: nil)
             defer { pop(nil) }
-            let (item, kind) = try elementOperand(tail, element, text)
+            let (item, kind) = try elementOperand(tail, element: element, in: text)
             var op = c.op
             if op == .contains, case .object = kind { op = .equal }     // reports CONTAINS %@
             return .quantified(quantifier, toMany, element: element, try compare(item, kind, op, rhs, c.options, text: c))
@@ -26,7 +26,7 @@ extension PredicateBinder {
             case .toMany(let toMany, let tail, let text) where c.op == .in:     // %@ IN reports, 'x' IN reports.name
                 let element = push(toMany.relationship.destinationEntity, named: nil)
                 defer { pop(nil) }
-                let (item, kind) = try elementOperand(tail, element, text)
+                let (item, kind) = try elementOperand(tail, element: element, in: text)
                 return .quantified(.any, toMany, element: element, try compare(item, kind, .equal, .value(value), c.options, text: c))
             case .operand(let operand, let kind) where c.op == .in && kind == .text:     // 'ab' IN name: a substring test
                 return try compare(operand, kind, .contains, .value(value), c.options, text: c)
@@ -44,7 +44,7 @@ extension PredicateBinder {
             if case .toMany(let toMany, let tail, let text) = rhs, c.op == .in {     // department IN employees.department
                 let element = push(toMany.relationship.destinationEntity, named: nil)
                 defer { pop(nil) }
-                let (item, itemKind) = try elementOperand(tail, element, text)
+                let (item, itemKind) = try elementOperand(tail, element: element, in: text)
                 return .quantified(.any, toMany, element: element, try compare(item, itemKind, .equal, .operand(operand, kind), c.options, text: c))
             }
             return try compare(operand, kind, c.op, rhs, c.options, text: c)
@@ -53,7 +53,7 @@ extension PredicateBinder {
 
     /// A literal list on the left: `ANY {1, 2} == count` is one comparison per element;
     /// `{1, 2} == {1, 2}` compares the lists element by element (as NSArray's isEqual:).
-    private mutating func literalList(_ items: [PredicateValue], _ c: PredicateComparison, _ rhs: Resolved) throws -> BoundNode? {
+    private mutating func literalList(_ items: [PredicateValue], comparison c: PredicateComparison, rhs: Resolved) throws -> BoundNode? {
         if c.quantifier != .direct {
             let parts = items.map { PredicateNode.comparison(PredicateComparison(lhs: .value($0), op: c.op, rhs: c.rhs, options: c.options)) }
             switch c.quantifier {
@@ -81,7 +81,7 @@ extension PredicateBinder {
     }
 
     /// The value of each element of a to-many: the keys after the relationship, or the element.
-    private mutating func elementOperand(_ tail: [String], _ element: ScopeIndex, _ text: String) throws -> (BoundOperand, ValueKind) {
+    private mutating func elementOperand(_ tail: [String], element: ScopeIndex, in text: String) throws -> (BoundOperand, ValueKind) {
         guard case .operand(let item, let kind) = try resolve(tail, from: element, text: text) else {
             throw FetchPredicateError(.unsupported, "'\(text)' goes through two to-many relationships; use SUBQUERY", entity: scopes[0].name, key: text)
         }

@@ -7,27 +7,27 @@ import Foundation
 extension PredicateBinder {
     mutating func resolveFunction(_ name: String, _ arguments: [PredicateExpression]) throws -> Resolved {
         let text = PredicateExpression.function(name, arguments).description
-        if let aggregate = CollectionFunction(foundationName: name) { return try resolveAggregate(aggregate, arguments, text) }
+        if let aggregate = CollectionFunction(foundationName: name) { return try resolveAggregate(aggregate, arguments, in: text) }
         if name.uppercased() == "CAST" || name == "castObject:toType:" { return try resolveCast(arguments, text) }
-        if ["unionSet", "intersectSet", "minusSet"].contains(name) { return try resolveSet(name, arguments, text) }
-        if ["median:", "mode:", "stddev:"].contains(name) { return try resolveStatistic(name, arguments, text) }
+        if ["unionSet", "intersectSet", "minusSet"].contains(name) { return try resolveSet(name, arguments, in: text) }
+        if ["median:", "mode:", "stddev:"].contains(name) { return try resolveStatistic(name, arguments, in: text) }
         if name == "now" {
-            guard arguments.isEmpty else { throw functionError(.syntax, "now() takes no argument, in '\(text)'", text) }
+            guard arguments.isEmpty else { throw functionError(.syntax, "now() takes no argument, in '\(text)'", key: text) }
             return .value(.date(Date()))
         }
         guard let function = PredicateFunction(rawValue: name) else {
             throw functionError(.unsupported, "unknown function '\(name)' in '\(text)' (known: now, sum:, average:, min:, max:, count:, "
-                                + PredicateFunction.allCases.map(\.rawValue).joined(separator: ", ") + ")", text)
+                                + PredicateFunction.allCases.map(\.rawValue).joined(separator: ", ") + ")", key: text)
         }
         guard arguments.count == function.arity else {
-            throw functionError(.syntax, "\(name) takes \(function.arity) argument\(function.arity == 1 ? "" : "s"), not \(arguments.count), in '\(text)'", text)
+            throw functionError(.syntax, "\(name) takes \(function.arity) argument\(function.arity == 1 ? "" : "s"), not \(arguments.count), in '\(text)'", key: text)
         }
         let takes: ValueKind = function.takesText ? .text : .number
         var operands: [BoundOperand] = []
         for argument in arguments {
             let (operand, kind) = try singleValue(argument, of: text)
             guard kind == takes || kind == .null else {
-                throw functionError(.typeMismatch, "\(function.infix.map { "'\($0)'" } ?? name) takes \(takes == .text ? "strings" : "numbers"), but '\(argument)' is a \(kind) (in '\(text)')", text)
+                throw functionError(.typeMismatch, "\(function.infix.map { "'\($0)'" } ?? name) takes \(takes == .text ? "strings" : "numbers"), but '\(argument)' is a \(kind) (in '\(text)')", key: text)
             }
             operands.append(operand)
         }
@@ -36,14 +36,14 @@ extension PredicateBinder {
 
     /// `sum:`, `average:`, `min:`, `max:`, `count:` of a list (a constant) or of a to-many key
     /// path (`sum:(reports.salary)` is `reports.@sum.salary`).
-    private mutating func resolveAggregate(_ function: CollectionFunction, _ arguments: [PredicateExpression], _ text: String) throws -> Resolved {
-        guard arguments.count == 1 else { throw functionError(.syntax, "\(function.foundationName) takes one collection, in '\(text)'", text) }
+    private mutating func resolveAggregate(_ function: CollectionFunction, _ arguments: [PredicateExpression], in text: String) throws -> Resolved {
+        guard arguments.count == 1 else { throw functionError(.syntax, "\(function.foundationName) takes one collection, in '\(text)'", key: text) }
         switch (try resolve(arguments[0]), arguments[0]) {
         case (.value(.list(let values)), _):
             var numbers: [SlotValue] = []
             for value in values where value != .null {
                 guard let (stored, _) = Self.convert(value, to: .number) else {
-                    throw functionError(.typeMismatch, "\(function.foundationName) takes numbers, not the \(value.typeName) \(value), in '\(text)'", text)
+                    throw functionError(.typeMismatch, "\(function.foundationName) takes numbers, not the \(value.typeName) \(value), in '\(text)'", key: text)
                 }
                 numbers.append(stored)
             }
@@ -52,17 +52,17 @@ extension PredicateBinder {
             path.components.insert("@" + function.rawValue, at: path.components.count - tail.count)
             return try resolve(.keyPath(path))
         default:
-            throw functionError(.typeMismatch, "\(function.foundationName) takes a collection ({1, 2}, an array argument or a to-many key path), in '\(text)'", text)
+            throw functionError(.typeMismatch, "\(function.foundationName) takes a collection ({1, 2}, an array argument or a to-many key path), in '\(text)'", key: text)
         }
     }
 
     /// `CAST(value, 'NSDate')` (seconds since 2001-01-01), `'NSNumber'`, `'NSString'`, of a constant.
     private mutating func resolveCast(_ arguments: [PredicateExpression], _ text: String) throws -> Resolved {
         guard arguments.count == 2, case .value(let type) = try resolve(arguments[1]), case .string(let typeName) = type else {
-            throw functionError(.syntax, "CAST takes a value and a class name ('NSDate', 'NSNumber', 'NSString'), in '\(text)'", text)
+            throw functionError(.syntax, "CAST takes a value and a class name ('NSDate', 'NSNumber', 'NSString'), in '\(text)'", key: text)
         }
         guard case .value(let value) = try resolve(arguments[0]) else {
-            throw functionError(.unsupported, "CAST converts a constant, not a key path, in '\(text)'", text)
+            throw functionError(.unsupported, "CAST converts a constant, not a key path, in '\(text)'", key: text)
         }
         switch (typeName, value) {
         case ("NSDate", .int(let v)): return .value(.date(Date(timeIntervalSinceReferenceDate: Double(v))))
@@ -79,17 +79,17 @@ extension PredicateBinder {
         case ("NSString", .double(let v)): return .value(.string(String(v)))
         default: break
         }
-        throw functionError(.typeMismatch, "CAST cannot make a \(typeName) of the \(value.typeName) \(value), in '\(text)'", text)
+        throw functionError(.typeMismatch, "CAST cannot make a \(typeName) of the \(value.typeName) \(value), in '\(text)'", key: text)
     }
 
     /// `{1, 2} UNION {2, 3}`, `INTERSECT`, `MINUS` of constant collections: a collection
     /// without repeats, in the order of first appearance.
-    private mutating func resolveSet(_ name: String, _ arguments: [PredicateExpression], _ text: String) throws -> Resolved {
+    private mutating func resolveSet(_ name: String, _ arguments: [PredicateExpression], in text: String) throws -> Resolved {
         guard arguments.count == 2 else {
-            throw functionError(.syntax, "\(name) takes two collections, not \(arguments.count) argument\(arguments.count == 1 ? "" : "s"), in '\(text)'", text)
+            throw functionError(.syntax, "\(name) takes two collections, not \(arguments.count) argument\(arguments.count == 1 ? "" : "s"), in '\(text)'", key: text)
         }
         guard case .value(.list(let a)) = try resolve(arguments[0]), case .value(.list(let b)) = try resolve(arguments[1]) else {
-            throw functionError(.unsupported, "UNION, INTERSECT and MINUS combine constant collections ({...} or array arguments), in '\(text)'", text)
+            throw functionError(.unsupported, "UNION, INTERSECT and MINUS combine constant collections ({...} or array arguments), in '\(text)'", key: text)
         }
         func contains(_ list: [PredicateValue], _ value: PredicateValue) -> Bool {
             guard let (x, _) = Self.convert(value, to: .null) else { return list.contains(value) }
@@ -109,14 +109,14 @@ extension PredicateBinder {
     /// `median:` of a constant collection (the middle value, or the mean of the two middle
     /// ones); `mode:` and `stddev:` are refused (Foundation's exact definitions are not
     /// documented, so no answer is given rather than a possibly different one).
-    private mutating func resolveStatistic(_ name: String, _ arguments: [PredicateExpression], _ text: String) throws -> Resolved {
+    private mutating func resolveStatistic(_ name: String, _ arguments: [PredicateExpression], in text: String) throws -> Resolved {
         guard name == "median:", arguments.count == 1, case .value(.list(let values)) = try resolve(arguments[0]) else {
-            throw functionError(.unsupported, "\(name) is answered only as median: of a constant collection, in '\(text)'", text)
+            throw functionError(.unsupported, "\(name) is answered only as median: of a constant collection, in '\(text)'", key: text)
         }
         var numbers: [Double] = []
         for value in values where value != .null {
             guard let (stored, _) = Self.convert(value, to: .number), let number = PredicateEvaluator.number(stored) else {
-                throw functionError(.typeMismatch, "median: takes numbers, not the \(value.typeName) \(value), in '\(text)'", text)
+                throw functionError(.typeMismatch, "median: takes numbers, not the \(value.typeName) \(value), in '\(text)'", key: text)
             }
             numbers.append(number)
         }
@@ -133,7 +133,7 @@ extension PredicateBinder {
         let (a, aKind) = try singleValue(then, of: text)
         let (b, bKind) = try singleValue(otherwise, of: text)
         guard aKind == bKind || aKind == .null || bKind == .null else {
-            throw functionError(.typeMismatch, "TERNARY's branches are a \(aKind) and a \(bKind), in '\(text)'", text)
+            throw functionError(.typeMismatch, "TERNARY's branches are a \(aKind) and a \(bKind), in '\(text)'", key: text)
         }
         return .operand(.ternary(test, a, b), aKind == .null ? bKind : aKind)
     }
@@ -155,7 +155,7 @@ extension PredicateBinder {
             case .at(let n): position = n
             }
             guard position >= 0, position < values.count else {
-                throw functionError(.unsupported, "\(text) is out of range: the collection has \(values.count) element\(values.count == 1 ? "" : "s")", text)
+                throw functionError(.unsupported, "\(text) is out of range: the collection has \(values.count) element\(values.count == 1 ? "" : "s")", key: text)
             }
             return .value(values[Int(position)])
         case .toMany(_, let tail, _) where index == .size && tail.isEmpty:
@@ -164,26 +164,26 @@ extension PredicateBinder {
             return try resolve(.keyPath(path))
         default: break
         }
-        throw functionError(.unsupported, "\(text): [\(index)] applies to a {...} collection or an array argument\(index == .size ? ", or a to-many key path" : ""); a to-many relationship is a set, with no \(index == .size ? "size here" : "order")", text)
+        throw functionError(.unsupported, "\(text): [\(index)] applies to a {...} collection or an array argument\(index == .size ? ", or a to-many key path" : ""); a to-many relationship is a set, with no \(index == .size ? "size here" : "order")", key: text)
     }
 
     /// One argument, bound to a single value.
     private mutating func singleValue(_ argument: PredicateExpression, of text: String) throws -> (BoundOperand, ValueKind) {
         switch try resolve(argument) {
         case .value(.list):
-            throw functionError(.typeMismatch, "a collection cannot be an argument of '\(text)'", text)
+            throw functionError(.typeMismatch, "a collection cannot be an argument of '\(text)'", key: text)
         case .value(let value):
             guard let (stored, kind) = Self.convert(value, to: .null) else {
-                throw functionError(.typeMismatch, "the \(value.typeName) \(value) cannot be an argument of '\(text)'", text)
+                throw functionError(.typeMismatch, "the \(value.typeName) \(value) cannot be an argument of '\(text)'", key: text)
             }
             return (.constant(stored), kind)
         case .operand(let operand, let kind): return (operand, kind)
         case .toMany(_, _, let path):
-            throw functionError(.unsupported, "'\(path)' is a to-many key path; use @count, @sum, ... or SUBQUERY in '\(text)'", path)
+            throw functionError(.unsupported, "'\(path)' is a to-many key path; use @count, @sum, ... or SUBQUERY in '\(text)'", key: path)
         }
     }
 
-    private func functionError(_ code: FetchPredicateError.Code, _ message: String, _ key: String) -> FetchPredicateError {
+    private func functionError(_ code: FetchPredicateError.Code, _ message: String, key: String) -> FetchPredicateError {
         FetchPredicateError(code, message, entity: scopes[0].name, key: key)
     }
 }

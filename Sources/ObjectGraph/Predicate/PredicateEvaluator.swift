@@ -35,7 +35,7 @@ enum PredicateEvaluator {
             let elements = members(toMany, &scopes)
             return keeping(element, &scopes) { scopes in
                 let matching: (ManagedObject) -> Bool = { member in
-                    set(&scopes, element, member)
+                    set(&scopes, at: element, to: member)
                     return evaluate(inner, &scopes)
                 }
                 switch quantifier {
@@ -52,11 +52,11 @@ enum PredicateEvaluator {
     private static func keeping<T>(_ index: ScopeIndex, _ scopes: inout [ManagedObject?], _ body: (inout [ManagedObject?]) -> T) -> T {
         let saved = index < scopes.count ? scopes[index] : nil
         let result = body(&scopes)
-        set(&scopes, index, saved)
+        set(&scopes, at: index, to: saved)
         return result
     }
 
-    private static func set(_ scopes: inout [ManagedObject?], _ index: ScopeIndex, _ object: ManagedObject?) {
+    private static func set(_ scopes: inout [ManagedObject?], at index: ScopeIndex, to object: ManagedObject?) {
         while scopes.count <= index { scopes.append(nil) }
         scopes[index] = object
     }
@@ -74,7 +74,7 @@ enum PredicateEvaluator {
             let values: [SlotValue] = keeping(element, &scopes) { scopes in
                 var values: [SlotValue] = []
                 for member in elements {
-                    set(&scopes, element, member)
+                    set(&scopes, at: element, to: member)
                     let item = value(tail!, scopes)
                     if !item.isNull { values.append(item) }
                 }
@@ -90,7 +90,7 @@ enum PredicateEvaluator {
             return keeping(element, &scopes) { scopes in
                 var count: Int64 = 0
                 for member in elements {
-                    set(&scopes, element, member)
+                    set(&scopes, at: element, to: member)
                     if evaluate(inner, &scopes) { count += 1 }
                 }
                 return .int(count)

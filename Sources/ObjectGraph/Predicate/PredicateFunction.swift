@@ -59,15 +59,15 @@ enum PredicateFunction: String, CaseIterable, Sendable {
         guard arguments.allSatisfy({ !$0.isNull }) else { return .null }
         let a = arguments[0], b = arguments.count > 1 ? arguments[1] : .null
         switch self {
-        case .add: return Self.integer(a, b, { $0.addingReportingOverflow($1) }, +)
-        case .subtract: return Self.integer(a, b, { $0.subtractingReportingOverflow($1) }, -)
-        case .multiply: return Self.integer(a, b, { $0.multipliedReportingOverflow(by: $1) }, *)
+        case .add: return Self.integer(a, b, exact: { $0.addingReportingOverflow($1) }, approximate: +)
+        case .subtract: return Self.integer(a, b, exact: { $0.subtractingReportingOverflow($1) }, approximate: -)
+        case .multiply: return Self.integer(a, b, exact: { $0.multipliedReportingOverflow(by: $1) }, approximate: *)
         case .divide:
             if case .int(0) = b { return .null }
-            return Self.integer(a, b, { $0.dividedReportingOverflow(by: $1) }, /)
+            return Self.integer(a, b, exact: { $0.dividedReportingOverflow(by: $1) }, approximate: /)
         case .modulus:
             if case .int(0) = b { return .null }
-            return Self.integer(a, b, { $0.remainderReportingOverflow(dividingBy: $1) }, { Foundation.fmod($0, $1) })
+            return Self.integer(a, b, exact: { $0.remainderReportingOverflow(dividingBy: $1) }, approximate: { Foundation.fmod($0, $1) })
         case .power: return Self.double(Foundation.pow(Self.number(a), Self.number(b)))
         case .abs:
             if case .int(let v) = a { return v == .min ? .double(-Double(v)) : .int(Swift.abs(v)) }
@@ -92,8 +92,8 @@ enum PredicateFunction: String, CaseIterable, Sendable {
         }
     }
 
-    private static func integer(_ a: SlotValue, _ b: SlotValue, _ exact: (Int64, Int64) -> (partialValue: Int64, overflow: Bool),
-                                _ approximate: (Double, Double) -> Double) -> SlotValue {
+    private static func integer(_ a: SlotValue, _ b: SlotValue, exact: (Int64, Int64) -> (partialValue: Int64, overflow: Bool),
+                                approximate: (Double, Double) -> Double) -> SlotValue {
         if case .int(let x) = a, case .int(let y) = b {
             let (value, overflow) = exact(x, y)
             if !overflow { return .int(value) }

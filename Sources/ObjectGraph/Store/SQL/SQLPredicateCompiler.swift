@@ -52,7 +52,7 @@ struct SQLPredicateCompiler<Dialect: SQLDialect> {
         case .or(let nodes): return nodes.isEmpty ? Dialect.falseLiteral : nodes.map { "(\(compile($0, aliases: aliases)))" }.joined(separator: " OR ")
         case .compare(let lhs, let op, let rhs, let options): return comparison(lhs, op, rhs, options, aliases)
         case .quantified(let quantifier, let toMany, let element, let inner):
-            let (from, link, elementAliases) = source(toMany, element, aliases)
+            let (from, link, elementAliases) = source(toMany, element: element, aliases: aliases)
             let condition = compile(inner, aliases: elementAliases)
             switch quantifier {
             case .all: return "NOT EXISTS (SELECT 1 FROM \(from) WHERE \(link) AND NOT COALESCE((\(condition)), \(Dialect.falseLiteral)))"
@@ -146,7 +146,7 @@ struct SQLPredicateCompiler<Dialect: SQLDialect> {
         case .list(let items): return "(" + items.map { bind($0) }.joined(separator: ", ") + ")"
         case .path(let path): return pathSQL(path, aliases)
         case .collection(let function, let toMany, let element, let tail):
-            let (from, link, elementAliases) = source(toMany, element, aliases)
+            let (from, link, elementAliases) = source(toMany, element: element, aliases: aliases)
             guard let tail else { return "(SELECT COUNT(*) FROM \(from) WHERE \(link))" }
             let value = pathSQL(tail, elementAliases)
             switch function {
@@ -171,17 +171,17 @@ struct SQLPredicateCompiler<Dialect: SQLDialect> {
             let test = compile(condition, aliases: aliases)
             return "(CASE WHEN COALESCE((\(test)), \(Dialect.falseLiteral)) THEN \(self.operand(then, aliases)) ELSE \(self.operand(otherwise, aliases)) END)"
         case .subqueryCount(let toMany, let element, let inner):
-            let (from, link, elementAliases) = source(toMany, element, aliases)
+            let (from, link, elementAliases) = source(toMany, element: element, aliases: aliases)
             return "(SELECT COUNT(*) FROM \(from) WHERE \(link) AND (\(compile(inner, aliases: elementAliases))))"
         }
     }
 
     /// `alias.COLUMN` at the end of `path`, through a scalar subquery per to-one step.
     private mutating func pathSQL(_ path: BoundPath, _ aliases: [String]) -> String {
-        step(path, 0, aliases[path.root], path.rootEntity)
+        step(path, at: 0, alias: aliases[path.root], entity: path.rootEntity)
     }
 
-    private mutating func step(_ path: BoundPath, _ index: Int, _ alias: String, _ entity: EntityDescription) -> String {
+    private mutating func step(_ path: BoundPath, at index: Int, alias: String, entity: EntityDescription) -> String {
         guard index < path.hops.count else {
             switch path.terminal {
             case .attribute(let attribute): return "\(alias).\(mapping(entity).columnBySlot[attribute.slot]!)"
@@ -192,13 +192,13 @@ struct SQLPredicateCompiler<Dialect: SQLDialect> {
         let hop = path.hops[index]
         let next = newAlias("h")
         let destination = hop.destinationEntity!
-        let inner = step(path, index + 1, next, destination)
+        let inner = step(path, at: index + 1, alias: next, entity: destination)
         return "(SELECT \(inner) FROM \(mapping(destination).table.name) \(next) WHERE \(next).Z_PK = \(alias).\(mapping(entity).columnBySlot[hop.slot]!))"
     }
 
     /// The FROM clause and link condition that range over a to-many's destinations, and the
     /// aliases with the element's alias at `element`.
-    private mutating func source(_ toMany: BoundToMany, _ element: ScopeIndex, _ aliases: [String]) -> (String, String, [String]) {
+    private mutating func source(_ toMany: BoundToMany, element: ScopeIndex, aliases: [String]) -> (String, String, [String]) {
         let owner = pathSQL(toMany.ownerPath, aliases)
         let relationship = toMany.relationship
         let destination = relationship.destinationEntity!

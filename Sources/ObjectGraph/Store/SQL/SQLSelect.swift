@@ -88,19 +88,6 @@ struct SQLSelect<Dialect: SQLDialect> {
     }
 }
 
-extension EntityMapping {
-    /// The row of the key bound to `?`, locked until the transaction ends (the dialect's row
-    /// lock): a save resolving a conflict reads the row as it is now.
-    func lockedRowSQL<Dialect: SQLDialect>(in _: Dialect.Type) -> String {
-        "SELECT \(table.selectList) FROM \(table.name) t WHERE t.Z_PK = ?" + Dialect.rowLock("t")
-    }
-
-    /// The version (`Z_OPT`) of the row of the key bound to `?`, locked like ``lockedRowSQL(in:)``.
-    func lockedVersionSQL<Dialect: SQLDialect>(in _: Dialect.Type) -> String {
-        "SELECT t.Z_OPT FROM \(table.name) t WHERE t.Z_PK = ?" + Dialect.rowLock("t")
-    }
-}
-
 extension StoreLayout {
     /// The statements reading the rows of `ids`, per root table and chunk of keys.
     func rowsSQL<Dialect: SQLDialect>(of ids: [ObjectID], in _: Dialect.Type) -> [(table: TableMapping, sql: String, arguments: [SQLValue])] {

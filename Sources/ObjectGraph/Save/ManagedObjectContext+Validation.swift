@@ -11,26 +11,26 @@ extension ManagedObjectContext {
             let plan = plans(object.entity)
             let required = plan.requiredSlots
             if !required.isEmpty && Self.lacksRequired(object, required, changed: nil) {
-                Self.requiredProblems(object, required, changed: nil, &problems)
+                Self.requiredProblems(object, slots: required, changed: nil, into: &problems)
             }
-            if !plan.referenceSlots.isEmpty { danglingReferenceProblems(object, plan.referenceSlots, &problems) }
-            if !plan.codableSlots.isEmpty { Self.refusedValueProblems(object, plan.codableSlots, &problems) }
-            do { try object.validateForInsert() } catch { Self.record(object, error, &problems) }
+            if !plan.referenceSlots.isEmpty { danglingReferenceProblems(object, slots: plan.referenceSlots, into: &problems) }
+            if !plan.codableSlots.isEmpty { Self.refusedValueProblems(object, slots: plan.codableSlots, into: &problems) }
+            do { try object.validateForInsert() } catch { Self.record(object, error, into: &problems) }
         }
         for update in updated {
             let object = update.object
             let plan = plans(object.entity)
             // An update can only have made its changed slots nil.
             if plan.changesRequiredSlots(update.changes) && Self.lacksRequired(object, plan.requiredSlots, changed: update.changes) {
-                Self.requiredProblems(object, plan.requiredSlots, changed: update.changes, &problems)
+                Self.requiredProblems(object, slots: plan.requiredSlots, changed: update.changes, into: &problems)
             }
             if update.changes.intersects(plan.references) {
-                danglingReferenceProblems(object, update.changes.intersection(plan.references).slots, &problems)
+                danglingReferenceProblems(object, slots: update.changes.intersection(plan.references).slots, into: &problems)
             }
             if update.changes.intersects(plan.codables) {
-                Self.refusedValueProblems(object, update.changes.intersection(plan.codables).slots, &problems)
+                Self.refusedValueProblems(object, slots: update.changes.intersection(plan.codables).slots, into: &problems)
             }
-            do { try object.validateForUpdate() } catch { Self.record(object, error, &problems) }
+            do { try object.validateForUpdate() } catch { Self.record(object, error, into: &problems) }
         }
         for object in deleted {
             for relationship in object.entity.denyRelationships {
@@ -40,7 +40,7 @@ extension ManagedObjectContext {
                                           "cannot be deleted while \(relationship.name) is not empty (deny rule; \(live.count) related)"))
                 }
             }
-            do { try object.validateForDelete() } catch { Self.record(object, error, &problems) }
+            do { try object.validateForDelete() } catch { Self.record(object, error, into: &problems) }
         }
         if !problems.isEmpty { throw ValidationError(problems: problems) }
     }
@@ -57,8 +57,8 @@ extension ManagedObjectContext {
         }
     }
 
-    private static func requiredProblems(_ object: ManagedObject, _ required: [Int], changed: ChangedSlots?,
-                                         _ problems: inout [ValidationError.Problem]) {
+    private static func requiredProblems(_ object: ManagedObject, slots required: [Int], changed: ChangedSlots?,
+                                         into problems: inout [ValidationError.Problem]) {
         for slot in required where object.values[slot].isNull {
             if let changed, !changed.contains(slot) { continue }
             let name = object.entity.properties[slot].name
@@ -66,7 +66,7 @@ extension ManagedObjectContext {
         }
     }
 
-    private static func record(_ object: ManagedObject, _ error: any Error, _ problems: inout [ValidationError.Problem]) {
+    private static func record(_ object: ManagedObject, _ error: any Error, into problems: inout [ValidationError.Problem]) {
         switch error {
         case let problem as ValidationError.Problem: problems.append(problem)
         case let error as ValidationError: problems += error.problems
@@ -77,7 +77,7 @@ extension ManagedObjectContext {
     /// A relationship about to be written that still holds the temporary ID of an object
     /// deleted before it was ever saved (nothing removed it: the relationship has no inverse,
     /// or the inverse's delete rule is No Action). It has no row to point at.
-    private func danglingReferenceProblems(_ object: ManagedObject, _ slots: [Int], _ problems: inout [ValidationError.Problem]) {
+    private func danglingReferenceProblems(_ object: ManagedObject, slots: [Int], into problems: inout [ValidationError.Problem]) {
         for slot in slots {
             guard let lost = unsavedDestination(object.values[slot]) else { continue }
             let name = object.entity.properties[slot].name
@@ -104,7 +104,7 @@ extension ManagedObjectContext {
     }
 
     /// `Codable` attributes holding a value their encoder refused (see `CodableAttributeCodec`).
-    private static func refusedValueProblems(_ object: ManagedObject, _ slots: [Int], _ problems: inout [ValidationError.Problem]) {
+    private static func refusedValueProblems(_ object: ManagedObject, slots: [Int], into problems: inout [ValidationError.Problem]) {
         for slot in slots {
             guard let reason = object.values[slot].refusedEncodingReason else { continue }
             let name = object.entity.properties[slot].name

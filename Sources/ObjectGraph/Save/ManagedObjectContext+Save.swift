@@ -41,7 +41,7 @@ extension ManagedObjectContext {
         try validate(inserted: inserted, updated: updated, deleted: deleted, layout)
 
         let coordinator = persistentStoreCoordinator
-        let outcome = try coordinator.store.save(SaveRequest(policy: mergePolicy, inserted: inserted, updated: updated, deleted: deleted))
+        let outcome = try store.save(SaveRequest(policy: mergePolicy, inserted: inserted, updated: updated, deleted: deleted))
         apply(outcome, inserted: inserted, updated: updated, deleted: deleted, layout)
         // Derived attributes an Apple store's triggers recomputed: cached rows are stale.
         if outcome.recomputedRows { coordinator.rowCache.removeAll() }
@@ -52,7 +52,7 @@ extension ManagedObjectContext {
     private func apply(_ outcome: SaveOutcome, inserted: [ManagedObject], updated: [SaveRequest.Update],
                        deleted: [ManagedObject], _ layout: StoreLayout) {
         let coordinator = persistentStoreCoordinator
-        let store = coordinator.store.identity
+        let store = self.store.identity
         // The change set is built only when someone will read it.
         let observed = !(observers[.didSave]?.isEmpty ?? true)
         let merging = coordinator.hasMergingContexts(besides: self)
@@ -81,10 +81,10 @@ extension ManagedObjectContext {
                 let plan = plans(object.entity)
                 let temporary = object.objectID
                 registered.removeValue(forKey: temporary)
-                let id = Self.permanent(temporary, keys, store)
+                let id = Self.permanent(temporary, keys: keys, store: store)
                 object.objectID = id
                 registered.set(object, for: id)
-                Self.commit(object, version: 1, plan, keys, store)
+                Self.commit(object, version: 1, plan: plan, keys: keys, store: store)
                 add(id, Self.storedRow(object.values, plan), 1)
                 if announced {
                     changeSet.inserted.append(id)
@@ -103,7 +103,7 @@ extension ManagedObjectContext {
                 } else {
                     version = object.version + 1
                 }
-                Self.commit(object, version: version, plan, keys, store)
+                Self.commit(object, version: version, plan: plan, keys: keys, store: store)
                 let id = object.objectID
                 let row = Self.storedRow(object.values, plan)
                 add(id, row, version)
@@ -122,7 +122,7 @@ extension ManagedObjectContext {
         // Objects that only pointed at a new object (not saved themselves) still hold its temporary ID.
         if !keys.isEmpty {
             var plans = SavePlans(layout)
-            for object in updatedSet where object.isUpdated { Self.remap(object, plans(object.entity), keys, store) }
+            for object in updatedSet where object.isUpdated { Self.remap(object, plan: plans(object.entity), keys: keys, store: store) }
         }
         for object in deleted {
             if announced { changeSet.changes.deleted.insert(object.objectID) }
@@ -143,30 +143,30 @@ extension ManagedObjectContext {
     }
 
     @inline(__always)
-    private static func permanent(_ id: ObjectID, _ keys: TemporaryKeys, _ store: StoreIdentity) -> ObjectID {
+    private static func permanent(_ id: ObjectID, keys: TemporaryKeys, store: StoreIdentity) -> ObjectID {
         guard id.isTemporaryID, let key = keys.key(for: id) else { return id }
         return ObjectID(entity: id.entity, store: store, primaryKey: key)
     }
 
     /// The saved values become the snapshot, at `version`.
     @inline(__always)
-    private static func commit(_ object: ManagedObject, version: Int64, _ plan: EntitySavePlan, _ keys: TemporaryKeys,
-                               _ store: StoreIdentity) {
-        if !keys.isEmpty && !plan.relationshipSlots.isEmpty { remap(object, plan, keys, store) }
+    private static func commit(_ object: ManagedObject, version: Int64, plan: EntitySavePlan, keys: TemporaryKeys,
+                               store: StoreIdentity) {
+        if !keys.isEmpty && !plan.relationshipSlots.isEmpty { remap(object, plan: plan, keys: keys, store: store) }
         object.snapshot = object.values
         object.version = version
         object.state.remove([.inserted, .updated])
     }
 
     /// Replaces temporary IDs of objects just inserted, in place.
-    private static func remap(_ object: ManagedObject, _ plan: EntitySavePlan, _ keys: TemporaryKeys, _ store: StoreIdentity) {
+    private static func remap(_ object: ManagedObject, plan: EntitySavePlan, keys: TemporaryKeys, store: StoreIdentity) {
         for slot in plan.relationshipSlots {
             switch object.values[slot] {
             case .object(let id) where id.isTemporaryID:
-                object.values[slot] = .object(permanent(id, keys, store))
+                object.values[slot] = .object(permanent(id, keys: keys, store: store))
             case .objects(let ids) where ids.contains(where: \.isTemporaryID):
                 // Distinct temporary IDs map to distinct keys, permanent IDs stay as they are.
-                object.values[slot] = .objects(OrderedSet(uncheckedUniqueElements: ids.map { permanent($0, keys, store) }))
+                object.values[slot] = .objects(OrderedSet(uncheckedUniqueElements: ids.map { permanent($0, keys: keys, store: store) }))
             default: break
             }
         }

@@ -40,7 +40,7 @@ extension ManagedObjectContext {
         }
         let inserted = Array(insertedSet)
         let deleted = Array(deletedSet)
-        let conflicts = try coordinator.store.uniquenessConflicts(SaveRequest(policy: policy, inserted: inserted,
+        let conflicts = try store.uniquenessConflicts(SaveRequest(policy: policy, inserted: inserted,
                                                                                updated: updated, deleted: deleted))
         var groups: [Set<ObjectID>] = []
         for conflict in conflicts {
