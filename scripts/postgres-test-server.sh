@@ -230,7 +230,7 @@ HBA
     if $tls; then lines+=$(printf '\nexport MANAGEDRECORD_POSTGRES_TLS_FOLDER=%q\n' "$folder/tls"); fi
     if [ -n "$env_file" ]; then echo "$lines" >"$env_file"; fi
     echo "$lines"
-    say "PostgreSQL $version started on 127.0.0.1:$port $($tls && echo "with TLS (certificates in $folder/tls;" || echo "without TLS (")user managedrecord${owner:+, server running as postgres}; data in $folder)"
+    say "PostgreSQL $version started on 127.0.0.1:$port $($tls && echo "with TLS (certificates in $folder/tls; " || echo "without TLS (")user managedrecord${owner:+, server running as postgres}; data in $folder)"
 }
 
 stop() {
