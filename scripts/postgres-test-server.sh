@@ -2,7 +2,7 @@
 # A throwaway PostgreSQL server on 127.0.0.1 for the tests: what PostgresTestServer
 # (Tests/PostgresTestSupport) starts in each test process, started once here for a whole run.
 #
-#   scripts/postgres-test-server.sh start [--no-tls] [ENV_FILE]
+#   scripts/postgres-test-server.sh start [--no-tls | --expired-certificate] [ENV_FILE]
 #   scripts/postgres-test-server.sh stop [FOLDER]
 #
 # start: makes a cluster in a new temporary folder (superuser managedrecord, trusted, UTF-8,
@@ -19,13 +19,15 @@
 #   ca.crt             a self-signed certificate authority (ca.key signs the others)
 #   server.crt/.key    the server's certificate, for localhost and 127.0.0.1 only (the server
 #                      also listens on 127.0.0.2, a name the certificate does not hold)
+#   expired-server.crt the same, valid only in 2020 (key server.key)
 #   client.crt/.key    a client certificate for the role tlsclient, which logs in by certificate
 #   expired-client.crt a client certificate for tlsclient that expired in 2020 (key client.key)
 #   other-ca.crt       an authority that signed nothing here
 #   expired-ca.crt     the authority of ca.crt (same name and key) valid only in 2020
 #   password           the password of the role tlspassword (scram-sha-256 over TCP)
 # With --no-tls the server has ssl=off (for the test of a client that requires TLS) and no
-# MANAGEDRECORD_POSTGRES_TLS_FOLDER is printed.
+# MANAGEDRECORD_POSTGRES_TLS_FOLDER is printed; with --expired-certificate it presents
+# expired-server.crt (for the test of a client that must refuse it).
 # stop: stops the server of FOLDER (default: $MANAGEDRECORD_POSTGRES_FOLDER) and removes FOLDER.
 set -euo pipefail
 
@@ -125,6 +127,7 @@ CONFIG
         key server.key
         request server.key "/O=ManagedRecord tests/CN=localhost" server.csr
         sign server.csr server.crt server -days "$days" -cert ca.crt -keyfile ca.key
+        sign server.csr expired-server.crt server -startdate 20200101000000Z -enddate 20200102000000Z -cert ca.crt -keyfile ca.key
         key client.key
         request client.key "/O=ManagedRecord tests/CN=tlsclient" client.csr
         sign client.csr client.crt client -days "$days" -cert ca.crt -keyfile ca.key
@@ -135,12 +138,12 @@ CONFIG
     ) || return 1
     # The subshell runs under `||`, where errexit is off: check that everything was made.
     local file
-    for file in ca.crt expired-ca.crt other-ca.crt server.crt server.key client.crt client.key expired-client.crt password; do
+    for file in ca.crt expired-ca.crt other-ca.crt server.crt expired-server.crt server.key client.crt client.key expired-client.crt password; do
         [ -s "$tls/$file" ] || { echo "openssl did not make $tls/$file" >&2; return 1; }
     done
     # The server reads its key, certificate and the authority as the postgres user, and refuses
     # a key others may read.
-    if [ ${#owner[@]} -gt 0 ]; then chown postgres: "$tls/server.key" "$tls/server.crt" "$tls/ca.crt"; fi
+    if [ ${#owner[@]} -gt 0 ]; then chown postgres: "$tls/server.key" "$tls/server.crt" "$tls/expired-server.crt" "$tls/ca.crt"; fi
 }
 
 free_port() {
@@ -152,8 +155,11 @@ free_port() {
 }
 
 start() {
-    local tls=true
-    if [ "${1:-}" = --no-tls ]; then tls=false; shift; fi
+    local tls=true certificate=server.crt
+    case "${1:-}" in
+        --no-tls) tls=false; shift ;;
+        --expired-certificate) certificate=expired-server.crt; shift ;;
+    esac
     local env_file=${1:-} base folder port version url attempt started=false ssl_options=""
     find_programs
     # As root the folder must be reachable by the postgres user: /tmp is, a private TMPDIR may not be.
@@ -195,7 +201,7 @@ host all all ::1/128 trust
 HBA
     if [ ${#owner[@]} -gt 0 ]; then chown postgres: "$folder/pg_hba.conf"; fi
     if $tls; then
-        ssl_options="-c ssl=on -c ssl_cert_file='$folder/tls/server.crt' -c ssl_key_file='$folder/tls/server.key' -c ssl_ca_file='$folder/tls/ca.crt'"
+        ssl_options="-c ssl=on -c ssl_cert_file='$folder/tls/$certificate' -c ssl_key_file='$folder/tls/server.key' -c ssl_ca_file='$folder/tls/ca.crt'"
     fi
 
     for attempt in 1 2 3; do

@@ -108,13 +108,27 @@ final class PostgresTLSTests: XCTestCase {
 
     func testRequireRefusesAServerWithoutTLSAndPreferFallsBackToPlain() throws {
         _ = try TLSTestServer.current()
-        let plain = try PlainTestServer.start()
+        let plain = try ExtraTestServer.start("--no-tls")
         defer { plain.stop() }
+        XCTAssertNil(plain.tlsFolder)
         let error = expectStoreError { _ = try TLSTestServer.sessionFacts(plain.url(["sslmode": "require"])) }
         XCTAssertEqual(error?.code, .connectionFailed)
         XCTAssertEqual(error?.underlying as? PostgresTLSError, PostgresTLSError(.serverDoesNotSupportTLS), "\(error?.description ?? "")")
         XCTAssertTrue(error?.message.contains("does not offer TLS, and sslmode=require requires it") == true, error?.message ?? "")
         XCTAssertFalse(try TLSTestServer.sessionFacts(plain.url(["sslmode": "prefer"])).tls)
+    }
+
+    func testAnExpiredServerCertificateIsRefused() throws {
+        _ = try TLSTestServer.current()
+        let expired = try ExtraTestServer.start("--expired-certificate")
+        defer { expired.stop() }
+        let folder = try XCTUnwrap(expired.tlsFolder)
+        let error = expectStoreError { _ = try TLSTestServer.sessionFacts(expired.url(["sslrootcert": folder + "/ca.crt"])) }
+        XCTAssertEqual(error?.code, .connectionFailed)
+        XCTAssertEqual(error?.underlying as? PostgresTLSError, PostgresTLSError(.certificateExpired), "\(error?.description ?? "")")
+        XCTAssertTrue(error?.message.contains("The server's certificate \"localhost\" expired on 2020-01-02") == true, error?.message ?? "")
+        // require without an authority does not look at dates, as in libpq.
+        XCTAssertTrue(try TLSTestServer.sessionFacts(expired.url(["sslmode": "require"])).tls)
     }
 
     // MARK: Client certificates
@@ -204,16 +218,19 @@ final class PostgresTLSTests: XCTestCase {
     }
 }
 
-/// A second test server with `ssl=off`, started by `scripts/postgres-test-server.sh start --no-tls`.
-private struct PlainTestServer {
+/// A second test server, started by `scripts/postgres-test-server.sh start OPTION` (`--no-tls`,
+/// `--expired-certificate`), for the checks the shared server cannot show.
+private struct ExtraTestServer {
     let url: URLComponents
     let folder: String
+    /// The run's certificates; nil without TLS.
+    let tlsFolder: String?
     private static let script = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("scripts/postgres-test-server.sh").path
 
-    static func start() throws -> PlainTestServer {
-        let output = try run(["start", "--no-tls"])
+    static func start(_ option: String) throws -> ExtraTestServer {
+        let output = try run(["start", option])
         var values: [String: String] = [:]
         for line in output.split(separator: "\n") where line.hasPrefix("export ") {
             let pair = line.dropFirst("export ".count).split(separator: "=", maxSplits: 1)
@@ -223,8 +240,7 @@ private struct PlainTestServer {
               let folder = values["MANAGEDRECORD_POSTGRES_FOLDER"] else {
             throw XCTSkip("the script printed no server: \(output)")
         }
-        XCTAssertNil(values["MANAGEDRECORD_POSTGRES_TLS_FOLDER"])
-        return PlainTestServer(url: url, folder: folder)
+        return ExtraTestServer(url: url, folder: folder, tlsFolder: values["MANAGEDRECORD_POSTGRES_TLS_FOLDER"])
     }
 
     func url(_ options: [String: String]) -> URL {
