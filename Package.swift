@@ -23,6 +23,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         // PostgreSQL's wire protocol for the ObjectGraphPostgres product only (docs/stores.md).
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
+        // TLS to PostgreSQL (certificates, keys, verification), for ObjectGraphPostgres only.
+        .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
     ],
     targets: [
         .systemLibrary(
@@ -48,7 +50,11 @@ let package = Package(
         // The driver that carries a PostgreSQL store's statements (ObjectGraph writes the SQL).
         .target(
             name: "ObjectGraphPostgres",
-            dependencies: ["ObjectGraph", .product(name: "PostgresNIO", package: "postgres-nio")]
+            dependencies: [
+                "ObjectGraph",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ]
         ),
         .executableTarget(
             name: "Demo",

@@ -14,12 +14,15 @@ import Synchronization
 /// connection that broke is dropped and a new one made on the next call.
 ///
 /// ```swift
-/// let driver = try PostgresDriver(url: URL(string: "postgres://app:secret@db.local/inventory")!)
+/// let driver = try PostgresDriver(url: URL(string: "postgres://app@db.local/inventory?sslrootcert=/etc/ssl/db-ca.pem")!)
 /// let count = try driver.withSession { session in
 ///     try session.rows("SELECT count(*) FROM ZITEM")[0][0]
 /// }
 /// ```
-public final class PostgresDriver: DatabaseServerDriver {
+///
+/// The login's password never appears in the driver's errors, logs, `description` or mirror
+/// (docs/security.md).
+public final class PostgresDriver: DatabaseServerDriver, CustomStringConvertible, CustomReflectable {
     private let address: PostgresServerAddress
     private let timeout: Duration
     private let logger: Logger
@@ -36,25 +39,44 @@ public final class PostgresDriver: DatabaseServerDriver {
     ///
     /// - Parameters:
     ///   - url: `postgres://user[:password]@host[:port]/database` (or `postgresql://`); the port
-    ///     is 5432 when left out, and `?sslmode=disable` is the one option taken (TLS is not
-    ///     supported).
+    ///     is 5432 when left out. Its options, with libpq's meaning (docs/security.md):
+    ///     `sslmode=disable|prefer|require|verify-ca|verify-full` (default `verify-full` when
+    ///     `sslrootcert` is given, else `prefer`: TLS when the server offers it, unverified),
+    ///     `sslrootcert=PATH` (a PEM file of the authorities that may sign the server's
+    ///     certificate) or `sslrootcert=system`, and `sslcert=PATH` with `sslkey=PATH` (a client
+    ///     certificate and its unencrypted key, mode 0600). The files are read once, here.
+    ///     Without a password in the URL, `PGPASSWORD` is used, else the password file's
+    ///     matching line (`PGPASSFILE`, else `~/.pgpass`; skipped when others may read it).
     ///   - timeout: How long a connection attempt, a statement, or a wait for a free connection
     ///     may take. The server cancels a statement running longer.
     ///   - poolSize: How many connections may be open at once (sessions beyond that wait).
     ///   - logger: Where the driver logs (label `ObjectGraph.postgres`); it logs connection
-    ///     losses as warnings and everything else at debug level.
-    /// - Throws: ``StoreError`` `.cannotOpen` for a malformed URL or arguments,
-    ///   `.connectionFailed` when the server cannot be reached or refuses the login, `.timeout`.
+    ///     losses and a password file others may read as warnings, everything else at debug
+    ///     level.
+    ///   - environment: Where `PGPASSWORD`, `PGPASSFILE` and `HOME` are read (default: this
+    ///     process's environment).
+    /// - Throws: ``StoreError`` `.cannotOpen` for a malformed URL or arguments, or a
+    ///   certificate or key file that cannot be used; `.connectionFailed` when the server
+    ///   cannot be reached, refuses the login, or fails a TLS check (then a
+    ///   ``PostgresTLSError`` saying which is `underlying`); `.timeout`.
     public init(
         url: URL, timeout: Duration = .seconds(30), poolSize: Int = 8,
-        logger: Logger = Logger(label: "ObjectGraph.postgres")
+        logger: Logger = Logger(label: "ObjectGraph.postgres"),
+        environment: [String: String] = ProcessInfo.processInfo.environment
     ) throws {
-        let address = try PostgresServerAddress(url: url)
+        let address = try PostgresServerAddress(url: url, environment: environment)
         guard timeout > .zero else {
             throw StoreError(.cannotOpen, url: address.url, "The timeout is \(timeout); give the PostgreSQL driver a timeout above zero.")
         }
         guard poolSize >= 1 else {
             throw StoreError(.cannotOpen, url: address.url, "The pool size is \(poolSize); give the PostgreSQL driver a poolSize of 1 or more.")
+        }
+        let configuration = try address.configuration(timeout: timeout)
+        if let ignored = address.ignoredPasswordFile {
+            logger.warning(
+                "Skipping the PostgreSQL password file: other users may read it. Make it private: chmod 600 FILE",
+                metadata: ["file": "\(ignored)"]
+            )
         }
         self.address = address
         self.timeout = timeout
@@ -63,15 +85,26 @@ public final class PostgresDriver: DatabaseServerDriver {
         // threads.
         self.group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         self.bridge = PostgresBlockingBridge(group: group)
-        self.errors = PostgresErrorTranslator(address: address, timeout: timeout)
-        self.configuration = address.configuration(timeout: timeout)
+        self.errors = PostgresErrorTranslator(address: address, timeout: timeout, group: group)
+        self.configuration = configuration
         self.pool = PostgresConnectionPool(
             capacity: poolSize, group: group, configuration: configuration, errors: errors, timeout: timeout, logger: logger
         )
-        bridge.checkCaller("init(url:timeout:poolSize:logger:)")
+        bridge.checkCaller("init(url:timeout:poolSize:logger:environment:)")
         // On failure deinit runs (every property is set) and shuts the event loop down.
         let connection = try pool.checkOut()
         pool.checkIn(connection, reusable: true)
+    }
+
+    /// `PostgresDriver(user@host:port/database, sslmode=MODE)`, without the password.
+    public var description: String {
+        "PostgresDriver(\(address.displayName), sslmode=\(address.tls.mode.rawValue))"
+    }
+
+    /// The server and TLS mode only: the connection configuration (which holds the password)
+    /// is not shown to `dump` or other mirrors.
+    public var customMirror: Mirror {
+        Mirror(self, children: ["server": address.displayName, "sslmode": address.tls.mode.rawValue], displayStyle: .class)
     }
 
     deinit {

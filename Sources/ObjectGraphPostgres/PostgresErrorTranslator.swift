@@ -1,4 +1,5 @@
 import Foundation
+import NIOSSL
 import ObjectGraph
 import PostgresNIO
 
@@ -7,6 +8,8 @@ import PostgresNIO
 struct PostgresErrorTranslator: Sendable {
     let address: PostgresServerAddress
     let timeout: Duration
+    /// The driver's event loops, for the probe that tells why a certificate was refused.
+    let group: MultiThreadedEventLoopGroup
 
     /// What a failed statement means for the caller and for the connection it ran on.
     struct StatementFailure: Error {
@@ -23,8 +26,13 @@ struct PostgresErrorTranslator: Sendable {
     }
 
     /// A failure to connect or log in: `.connectionFailed` with the reason and what to do.
+    /// A TLS failure is `.connectionFailed` too, with a ``PostgresTLSError`` saying which
+    /// check failed as `underlying`.
     func connectFailure(_ error: any Error) -> StoreError {
-        StoreError(.connectionFailed, url: address.url, connectFailureMessage(error), underlying: error)
+        if let (tlsError, message) = tlsFailure(error) {
+            return StoreError(.connectionFailed, url: address.url, message, underlying: tlsError)
+        }
+        return StoreError(.connectionFailed, url: address.url, connectFailureMessage(error), underlying: error)
     }
 
     private func connectFailureMessage(_ error: any Error) -> String {
@@ -38,7 +46,10 @@ struct PostgresErrorTranslator: Sendable {
             let message = error.serverInfo?[.message] ?? "no message"
             switch sqlState {
             case "28P01":
-                return "\(server) refused the password of user \"\(address.user)\". Check the password in the URL (postgres://user:password@host/database)."
+                guard let password = address.password else {
+                    return "\(server) refused user \"\(address.user)\" without a password. \(passwordAdvice)"
+                }
+                return "\(server) refused the password of user \"\(address.user)\", taken from \(password.source). Check it there (the URL's postgres://user:password@host/database comes first, then PGPASSWORD, then the password file)."
             case "28000":
                 return "\(server) refused user \"\(address.user)\": \(message). Check the user name in the URL, or allow this user and database in the server's pg_hba.conf."
             case "3D000":
@@ -51,7 +62,7 @@ struct PostgresErrorTranslator: Sendable {
                 return "\(server) refused the connection: \(message) (SQLSTATE \(sqlState))."
             }
         case .authMechanismRequiresPassword:
-            return "\(server) asks user \"\(address.user)\" for a password and the URL has none. Add it: postgres://user:password@host/database."
+            return "\(server) asks user \"\(address.user)\" for a password and none was found. \(passwordAdvice)"
         case .unsupportedAuthMechanism, .saslError:
             return "\(server) asks for a kind of authentication this driver does not support (\(Self.summary(of: error))). Use password (scram-sha-256 or md5) or trust for this user in the server's pg_hba.conf."
         case .connectionError:
@@ -79,8 +90,83 @@ struct PostgresErrorTranslator: Sendable {
         return "\(server) cannot be reached: \(Self.summary(of: error)). Check the host and port in the URL and that the server runs."
     }
 
+    /// Where a password can be given, and why the password file was skipped if it was.
+    private var passwordAdvice: String {
+        var text = "Put it in the URL (postgres://user:password@host/database), in PGPASSWORD, or in the password file (PGPASSFILE, else ~/.pgpass: host:port:database:user:password, mode 0600)."
+        if let ignored = address.ignoredPasswordFile {
+            text += " The password file \(ignored) was skipped because other users may read it: chmod 600 \(ignored)."
+        }
+        return text
+    }
+
     private var unknownHostMessage: String {
         "The host name \"\(address.host)\" cannot be resolved. Check the host in the URL."
+    }
+
+    // MARK: TLS
+
+    /// The TLS check `error` (as postgres-nio reports it, from NIOSSL and BoringSSL) says
+    /// failed, and what to do; nil when it is no TLS failure.
+    private func tlsFailure(_ error: any Error) -> (PostgresTLSError, String)? {
+        let mode = "sslmode=\(address.tls.mode.rawValue)"
+        if let psqlError = error as? PSQLError {
+            if psqlError.code == .sslUnsupported {
+                return (PostgresTLSError(.serverDoesNotSupportTLS), "\(server) does not offer TLS, and \(mode) requires it. Turn TLS on in the server (ssl = on, with ssl_cert_file and ssl_key_file), or, on a trusted network only, use sslmode=prefer or disable.")
+            }
+            if psqlError.code == .server, psqlError.serverInfo?[.sqlState] == "28000",
+               let message = psqlError.serverInfo?[.message], message.contains("certificate") {
+                let file = address.tls.clientCertificate
+                return (PostgresTLSError(.clientCertificateRejected, file: file), "\(server) refused the login of user \"\(address.user)\" for its client certificate: \(message). \(file == nil ? "Give one with sslcert=PATH and sslkey=PATH" : "Give a certificate whose common name is the user name, signed by the authority of the server's ssl_ca_file").")
+            }
+            return psqlError.underlying.flatMap(tlsFailure)
+        }
+        if let extra = error as? NIOSSLExtraError, extra == .failedToValidateHostname {
+            return (PostgresTLSError(.hostNameMismatch), "The certificate of \(server) is not made for the host \"\(address.host)\" (\(mode) checks the name). Connect with a name the certificate holds (its subject alternative names), or make the server a certificate for \"\(address.host)\". sslmode=verify-ca skips the name check.")
+        }
+        // A failed handshake; or, after it, an alert the server sent about the client certificate.
+        let failure: BoringSSLError
+        if case NIOSSLError.handshakeFailed(let handshake) = error {
+            failure = handshake
+        } else if let alert = error as? BoringSSLError {
+            failure = alert
+        } else {
+            return nil
+        }
+        let text = "\(failure)"
+        if text.contains("CERTIFICATE_VERIFY_FAILED") { return certificateFailure() }
+        let client = address.tls.clientCertificate
+        if text.contains("ALERT_CERTIFICATE_EXPIRED") {
+            return (PostgresTLSError(.certificateExpired, file: client), "\(server) refused the client certificate\(client.map { " sslcert=\($0)" } ?? ""): it has expired. Renew it with the authority the server trusts (ssl_ca_file).")
+        }
+        if text.contains("ALERT_UNKNOWN_CA") || text.contains("ALERT_BAD_CERTIFICATE") || text.contains("CERTIFICATE_REQUIRED")
+            || text.contains("ALERT_CERTIFICATE_UNKNOWN") || text.contains("ALERT_ACCESS_DENIED") {
+            return (PostgresTLSError(.clientCertificateRejected, file: client), "\(server) refused the client certificate\(client.map { " sslcert=\($0)" } ?? "") during the TLS handshake (\(text)). Give a certificate signed by the authority of the server's ssl_ca_file.")
+        }
+        return (PostgresTLSError(.handshakeFailed), "The TLS handshake with \(server) failed (\(text)). Check that the server's TLS settings (ssl_min_protocol_version, ssl_ciphers) allow TLS 1.2 or later.")
+    }
+
+    /// The server's certificate failed verification: looks at what the server presents to say
+    /// which check failed.
+    private func certificateFailure() -> (PostgresTLSError, String) {
+        let authorityFile: String?
+        let authorities: [NIOSSLCertificate]?
+        switch address.tls.authorities {
+        case .file(let path):
+            authorityFile = path
+            authorities = (try? NIOSSLCertificate.fromPEMFile(path)) ?? []
+        case .system, nil:
+            authorityFile = nil
+            authorities = nil
+        }
+        let presented = PostgresCertificateProbe.presentedChain(
+            host: address.host, port: address.port, group: group, bridge: PostgresBlockingBridge(group: group),
+            limit: min(timeout, .seconds(10)).timeAmount
+        )
+        guard let presented else {
+            return (PostgresTLSError(.certificateRejected), "The certificate of \(server) failed verification against \(authorityFile.map { "sslrootcert=\($0)" } ?? "the system's authorities"). Check that it was signed by that authority and has not expired.")
+        }
+        let (error, detail) = PostgresCertificateProbe.diagnose(presented: presented, authorities: authorities, authorityFile: authorityFile)
+        return (error, "\(server) is not trusted: \(detail)")
     }
 
     /// A failure of `statement` on an open connection.

@@ -14,8 +14,11 @@ extension PersistentContainer.Location {
     ///
     /// `url` is `postgres://user[:password]@host[:port]/database`, optionally with
     /// `?schema=<name>`: the PostgreSQL schema that holds Core Data's tables (default
-    /// `coredata`), created on first use. Connections come from a ``PostgresDriver`` with its
-    /// default timeout and pool size.
+    /// `coredata`), created on first use; and with the TLS options `sslmode`, `sslrootcert`,
+    /// `sslcert` and `sslkey` (libpq's meaning; ``PostgresDriver/init(url:timeout:poolSize:logger:environment:)``
+    /// and docs/security.md). Connections come from a ``PostgresDriver`` with its default
+    /// timeout and pool size; without a password in the URL it takes `PGPASSWORD` or the
+    /// password file's.
     public static func postgres(_ url: URL) -> Self {
         .server(DatabaseServerLocation(url: url) { try PostgresDriver(url: $0) })
     }

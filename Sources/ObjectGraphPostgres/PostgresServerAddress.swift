@@ -3,26 +3,38 @@ import ObjectGraph
 import PostgresNIO
 
 /// The server, login and database of a `postgres://user[:password]@host[:port]/database` URL
-/// (`postgresql://` too), and the connection configuration made from them.
-struct PostgresServerAddress: Sendable {
+/// (`postgresql://` too), its TLS options, and the connection configuration made from them.
+///
+/// Its `description`, `debugDescription` and mirror never show the password.
+struct PostgresServerAddress: Sendable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
     /// The URL without its password, for ``StoreError/url``.
     let url: URL
     let host: String
     let port: Int
     let user: String
-    let password: String?
+    /// The password: the URL's, `PGPASSWORD`'s or the password file's (nil: none found).
+    let password: PostgresPassword?
+    /// A password file that was skipped because other users may read it (libpq's 0600 rule).
+    let ignoredPasswordFile: String?
     let database: String
+    let tls: PostgresTLSSettings
 
     /// The address without the password, for messages and logs: `user@host:port/database`.
     var displayName: String { "\(user)@\(host):\(port)/\(database)" }
 
+    var description: String { "PostgreSQL \(displayName) (sslmode=\(tls.mode.rawValue))" }
+    var debugDescription: String { description }
+    var customMirror: Mirror { Mirror(self, children: ["server": displayName, "sslmode": tls.mode.rawValue], displayStyle: .struct) }
+
     /// Parses `url`; a malformed one is a ``StoreError`` `.cannotOpen` saying what is wrong.
-    init(url: URL) throws(StoreError) {
+    /// Without a password in the URL, one is looked for in `environment`'s `PGPASSWORD`, then
+    /// in the password file (`PGPASSFILE`, else `~/.pgpass`).
+    init(url: URL, environment: [String: String] = ProcessInfo.processInfo.environment) throws(StoreError) {
         self.url = URL(string: Self.redacted(url)) ?? url
         func malformed(_ problem: String) -> StoreError {
             StoreError(
                 .cannotOpen, url: nil,
-                "The PostgreSQL URL \(Self.redacted(url)) \(problem). Write it as postgres://user[:password]@host[:port]/database."
+                "The PostgreSQL URL \(Self.redacted(url)) \(problem). Write it as postgres://user[:password]@host[:port]/database[?sslmode=...&sslrootcert=...]."
             )
         }
         guard let components = URLComponents(url: url, resolvingAgainstBaseURL: false) else {
@@ -41,21 +53,36 @@ struct PostgresServerAddress: Sendable {
         if path.hasPrefix("/") { path.removeFirst() }
         guard !path.isEmpty else { throw malformed("names no database (the path after the host)") }
         guard !path.contains("/") else { throw malformed("has the path \"\(path)\", which is not one database name") }
-        for item in components.queryItems ?? [] where !(item.name == "sslmode" && item.value == "disable") {
-            throw malformed("has the option \"\(item.name)\", which this driver does not support (it connects without TLS)")
+        var options: [String: String] = [:]
+        for item in components.queryItems ?? [] {
+            guard PostgresTLSSettings.optionNames.contains(item.name) else {
+                throw malformed("has the option \"\(item.name)\", which this driver does not take (it takes sslmode, sslrootcert, sslcert and sslkey)")
+            }
+            guard options[item.name] == nil else { throw malformed("gives the option \(item.name) twice") }
+            options[item.name] = item.value ?? ""
         }
+        self.tls = try PostgresTLSSettings(options: options, malformed: malformed)
         self.host = host
         self.port = port
         self.user = user
-        self.password = components.password
         self.database = path
+        var ignoredFile: String?
+        self.password = PostgresPassword.find(
+            urlPassword: components.password, host: host, port: port, database: path, user: user,
+            environment: environment, ignoredFile: &ignoredFile
+        )
+        self.ignoredPasswordFile = ignoredFile
     }
 
-    /// The configuration of one connection: TLS off, `timeout` for connecting and, on the
-    /// server, as `statement_timeout` (the server cancels a statement running longer).
-    func configuration(timeout: Duration) -> PostgresConnection.Configuration {
+    /// The configuration of one connection: TLS as the URL's options say (the certificate
+    /// files are read now), `timeout` for connecting and, on the server, as
+    /// `statement_timeout` (the server cancels a statement running longer).
+    func configuration(timeout: Duration) throws(StoreError) -> PostgresConnection.Configuration {
+        let tls = try self.tls.connectionTLS { message, error in
+            StoreError(.cannotOpen, url: url, message, underlying: error)
+        }
         var configuration = PostgresConnection.Configuration(
-            host: host, port: port, username: user, password: password, database: database, tls: .disable
+            host: host, port: port, username: user, password: password?.value, database: database, tls: tls
         )
         configuration.options.connectTimeout = timeout.timeAmount
         configuration.options.additionalStartupParameters = [
@@ -66,11 +93,5 @@ struct PostgresServerAddress: Sendable {
     }
 
     /// `url` without its password.
-    static func redacted(_ url: URL) -> String {
-        guard var components = URLComponents(url: url, resolvingAgainstBaseURL: false), components.password != nil else {
-            return url.absoluteString
-        }
-        components.password = nil
-        return components.string ?? url.absoluteString
-    }
+    static func redacted(_ url: URL) -> String { DatabaseServerLocation.redacted(url) }
 }
