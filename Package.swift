@@ -112,7 +112,7 @@ let package = Package(
         // The PostgreSQL driver against a real server.
         .testTarget(
             name: "ObjectGraphPostgresTests",
-            dependencies: ["ObjectGraph", "ObjectGraphPostgres", "PostgresTestSupport"]
+            dependencies: ["ObjectGraph", "ObjectGraphPostgres", "PostgresTestSupport", .product(name: "Logging", package: "swift-log")]
         ),
         // The second and third processes of the suite's two-process test, writing one store.
         .executableTarget(name: "StoreWriter", dependencies: ["ObjectGraph", "ObjectGraphPostgres"], path: "Tests/Harnesses/StoreWriter"),
