@@ -180,10 +180,10 @@ func activeRecord(folder: URL) throws {
     let hires = try StaffMember.fetch(where: "team.name == %@", "Research", sortedBy: [SortKey("firstName")])
     say("fetch(where: \"team.name == %@\", \"Research\"): \(hires.map(\.firstName)): the new rows appear")
     expect(hires.map(\.firstName) == ["Chloe", "Dev", "Gus", "Hana", "Ivo"], "the background inserts are fetched")
-    say("Ana has an unsaved change, so she keeps her state as it was: salary \(ana.salary), title \(ana.title ?? "nil")")
-    expect(ana.salary == 48_000 && ana.title == "Team lead", "an object with unsaved changes keeps them")
+    say("Ana has an unsaved change (her title): she keeps it and takes the background thread's salary: salary \(ana.salary), title \(ana.title ?? "nil")")
+    expect(ana.salary == 50_000 && ana.title == "Team lead", "an object with unsaved changes keeps them and takes the other properties' new values")
     try StaffMember.commit()
-    say("StaffMember.commit(): the default merge policy (object trump, per property) keeps both changes:")
+    say("StaffMember.commit(): her save meets the newer row, and the default merge policy (object trump, per property) keeps both changes:")
     say("Ana earns \(ana.salary) (the background thread's) and is \(ana.title ?? "nil") (ours)")
     expect(ana.salary == 50_000 && ana.title == "Team lead", "per-property merge at commit")
     onThread {

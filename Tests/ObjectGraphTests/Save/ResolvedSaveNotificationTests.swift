@@ -9,6 +9,9 @@ final class ResolvedSaveNotificationTests: StoreTestCase {
         let container = try makeContainer(Models.company)
         let context = container.viewContext
         context.mergePolicy = .mergeByPropertyObjectTrump
+        // The other save reaches this context only through its own save's conflict (a merge
+        // would give it the other value first).
+        context.automaticallyMergesChanges = false
         let john = Employee(context: context)
         john.lastName = "Smith"
         try context.save()
@@ -30,6 +33,9 @@ final class ResolvedSaveNotificationTests: StoreTestCase {
         let container = try makeContainer(Models.company)
         let context = container.viewContext
         context.mergePolicy = .mergeByPropertyObjectTrump
+        // The other save reaches this context only through its own save's conflict (a merge
+        // would give it the other value first).
+        context.automaticallyMergesChanges = false
         for name in ["a", "b", "c"] { Employee(context: context).lastName = name }
         try context.save()
         let results = try FetchedResults(FetchRequest<Employee>(sortDescriptors: [SortKey("lastName")]), context: context)
