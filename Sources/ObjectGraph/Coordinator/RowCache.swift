@@ -98,7 +98,7 @@ final class RowCache: @unchecked Sendable {  // every access holds `lock`
         lock.withLock {
             guard addingNew else {
                 body { id, values, version in
-                    if self.count > 0 { set(id, values, version, addingNew: false) }
+                    if self.count > 0 { set(id, values: values, version: version, addingNew: false) }
                 }
                 return
             }
@@ -110,14 +110,14 @@ final class RowCache: @unchecked Sendable {  // every access holds `lock`
                     skipped -= 1
                     return
                 }
-                set(id, values, version)
+                set(id, values: values, version: version)
             }
         }
     }
 
     @inline(__always)
     /// Replaces the row of `id` (unless the cached one is newer), or adds it when `addingNew`.
-    private func set(_ id: ObjectID, _ values: ContiguousArray<SlotValue>, _ version: Int64, addingNew: Bool = true) {
+    private func set(_ id: ObjectID, values: ContiguousArray<SlotValue>, version: Int64, addingNew: Bool = true) {
         let (key, entity, root, store) = Self.parts(id)
         let (index, found) = find(key, root, store)
         if found {

@@ -157,7 +157,7 @@ struct PostgresSchema {
                 guard case .text(let comment)? = folding else {
                     throw StoreError(.incompatibleModel, url: url, "the schema \(schema) has Core Data's tables but not the functions ManagedRecord's PostgreSQL store creates (og_fold): it was written by other software; use another schema")
                 }
-                if !recordsHashes && !readOnly { try recordModel(layout, &metadata, session) }
+                if !recordsHashes && !readOnly { try recordModel(layout, into: &metadata, over: session) }
                 return Opened(layout: layout, metadata: metadata, functions: PostgresFunctions(diacriticFolding: comment))
             }
         }
@@ -166,7 +166,7 @@ struct PostgresSchema {
 
     /// Makes a schema whose metadata records no version hashes (and whose tables fit the
     /// model) the model's: its unique indexes, then its hashes and model in `Z_METADATA`.
-    private func recordModel(_ layout: StoreLayout, _ metadata: inout StoreMetadata, _ session: PostgresSession) throws {
+    private func recordModel(_ layout: StoreLayout, into metadata: inout StoreMetadata, over session: PostgresSession) throws {
         for statement in Self.uniqueIndexStatements(layout) {
             do {
                 try session.execute(statement)

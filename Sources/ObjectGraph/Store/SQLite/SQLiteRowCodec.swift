@@ -44,7 +44,7 @@ struct SQLiteRowCodec {
                                                    store: store, primaryKey: key)))
                 }
             } else {
-                values.append(Self.readUnlessNull(step.type, statement, column) ?? .null)
+                values.append(Self.readUnlessNull(step.type, from: statement, at: column) ?? .null)
             }
         }
         return Row(id: ObjectID(entity: entity, store: store, primaryKey: pk), version: statement.int64(offset + 2), values: values)
@@ -80,7 +80,7 @@ struct SQLiteRowCodec {
     /// The column's value, or nil for NULL. The type is asked only when the value could be
     /// NULL: `sqlite3_column_int64` and `_double` give 0 for NULL, `_text` a null pointer.
     @inline(__always)
-    static func readUnlessNull(_ type: AttributeType, _ statement: SQLiteStatement, _ column: Int32) -> SlotValue? {
+    static func readUnlessNull(_ type: AttributeType, from statement: SQLiteStatement, at column: Int32) -> SlotValue? {
         switch type {
         case .integer16, .integer32, .integer64, .boolean:
             let value = statement.int64(column)
@@ -91,12 +91,12 @@ struct SQLiteRowCodec {
         case .string:
             return statement.textUnlessNull(column).map { .text($0) }
         default:
-            return statement.isNull(column) ? nil : read(type, statement, column)
+            return statement.isNull(column) ? nil : read(type, from: statement, at: column)
         }
     }
 
     @inline(__always)
-    static func read(_ type: AttributeType, _ statement: SQLiteStatement, _ column: Int32) -> SlotValue {
+    static func read(_ type: AttributeType, from statement: SQLiteStatement, at column: Int32) -> SlotValue {
         switch type {
         case .integer16, .integer32, .integer64, .boolean:
             return .int(statement.int64(column))

@@ -122,7 +122,7 @@ extension SQLiteStore {
         if let path {
             switch path.terminal {
             case .attribute(let attribute):
-                if kind == ValueKind(attribute.attributeType) { return SQLiteRowCodec.read(attribute.attributeType, statement, column) }
+                if kind == ValueKind(attribute.attributeType) { return SQLiteRowCodec.read(attribute.attributeType, from: statement, at: column) }
             case .toOne(let relationship):
                 return .object(ObjectID(entity: relationship.destinationEntity, store: identity, primaryKey: statement.int64(column)))
             case .identity: break

@@ -10,7 +10,7 @@ final class SourceReads {
     /// Join tables read (uppercased).
     var tables: Set<String> = []
 
-    static func key(_ entity: Int64, _ table: String, _ column: String) -> String {
+    static func key(entity: Int64, table: String, column: String) -> String {
         "\(entity)|\(table.uppercased())|\(column.uppercased())"
     }
 }
@@ -45,7 +45,7 @@ extension MigrationPlan {
             }
             let values = source.usage.valueCounts(table: table, entity: entity.number)
             for (column, count) in values.sorted(by: { $0.key < $1.key })
-            where !Self.isBookkeeping(column) && !reads.columns.contains(SourceReads.key(entity.number, table, column)) {
+            where !Self.isBookkeeping(column) && !reads.columns.contains(SourceReads.key(entity: entity.number, table: table, column: column)) {
                 dropped.append(.init(entity: entity.name, property: recordedName(ofColumn: column, in: entity) ?? column, rowCount: count))
             }
         }

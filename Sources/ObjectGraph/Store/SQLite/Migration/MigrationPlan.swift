@@ -132,7 +132,7 @@ struct MigrationPlan {
         guard let column = source.column(of: names, in: from) else { return nil }
         let table = source.table(of: from)
         let readers = family.map { $0.selfAndDescendants.compactMap { sourceEntity(of: $0)?.number } } ?? [from.number]
-        for number in readers { reads.columns.insert(SourceReads.key(number, table, column)) }
+        for number in readers { reads.columns.insert(SourceReads.key(entity: number, table: table, column: column)) }
         return column
     }
 
@@ -154,7 +154,7 @@ struct MigrationPlan {
         // Order columns of ordered one-to-many relationships, where the store has them.
         for (column, _) in mapping.table.columns where column.hasPrefix("Z_FOK_") && !columns.contains(column) {
             guard source.columnType(column, in: sourceTable) != nil else { continue }
-            reads.columns.insert(SourceReads.key(from.number, sourceTable, column))
+            reads.columns.insert(SourceReads.key(entity: from.number, table: sourceTable, column: column))
             columns.append(column)
             expressions.append("s.\(Self.quote(column))")
         }
@@ -194,12 +194,12 @@ struct MigrationPlan {
         }
         if defaultValue != .null && (!hasColumn || !attribute.isOptional) {
             arguments.append(defaultValue)
-            expression = hasColumn ? "COALESCE(\(converted ? wrap(expression, attribute, entity, required: false) : expression), ?\(arguments.count + 3))"
+            expression = hasColumn ? "COALESCE(\(converted ? wrap(expression, converting: attribute, of: entity, required: false) : expression), ?\(arguments.count + 3))"
                                    : "?\(arguments.count + 3)"
         } else if !attribute.isOptional {
-            expression = wrap(expression, attribute, entity, required: true)
+            expression = wrap(expression, converting: attribute, of: entity, required: true)
         } else if converted {
-            expression = wrap(expression, attribute, entity, required: false)
+            expression = wrap(expression, converting: attribute, of: entity, required: false)
         }
         return expression
     }
@@ -214,7 +214,7 @@ struct MigrationPlan {
         return source.usage.valueCount(column: column, table: source.table(of: from)) { family.contains($0) } == 0
     }
 
-    private func wrap(_ expression: String, _ attribute: AttributeDescription, _ entity: EntityDescription, required: Bool) -> String {
+    private func wrap(_ expression: String, converting attribute: AttributeDescription, of entity: EntityDescription, required: Bool) -> String {
         let index = converter.add(.init(entity: entity.name, property: attribute.name, type: attribute.attributeType, isRequired: required))
         return "og_migrate(\(expression), s.Z_PK, \(index))"
     }
