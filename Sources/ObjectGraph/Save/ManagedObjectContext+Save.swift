@@ -22,7 +22,13 @@ extension ManagedObjectContext {
     public func save() throws {
         willAccess()
         processPendingChanges()
-        guard hasChanges else { return }
+        guard hasChanges else {
+            // Nothing to write (an object inserted and deleted again is no change), but a save
+            // still ends what can be undone: undoing that delete would bring back an object
+            // the save never wrote.
+            undoStack?.removeAll()
+            return
+        }
         try runWillSaveHooks()
         processPendingChanges()
         if try resolveConstraintConflicts() { processPendingChanges() }

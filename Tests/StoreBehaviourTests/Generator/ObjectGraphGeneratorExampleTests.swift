@@ -103,4 +103,15 @@ struct ObjectGraphGeneratorExampleTests {
             .rollback(actor: 0),
         ], kind)
     }
+
+    @Test("Found: undo after a save of an object inserted and deleted again", arguments: StoreKind.allCases)
+    func undoAfterSavingNothing(_ kind: StoreKind) throws {
+        // Seed 900936 (long run, SQLite), shrunk.
+        try expectNoMismatch([
+            .insert(actor: 0, .employee),
+            .delete(actor: 0, .employee, pick: 54),
+            .save(actor: 0),
+            .undo(actor: 0),
+        ], kind)
+    }
 }
