@@ -5,7 +5,7 @@ import ObjectGraph
 struct CheckCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "check",
-        abstract: "Check the file's integrity, its layout against the model, the model's agreement with the store, and whether it needs migration.",
+        abstract: "Check the file's integrity, its layout against the model, the model's agreement with the store, whether it needs migration, and who may read it.",
         discussion: "Exits 0 when everything is in order, 1 when a problem is found (each is printed).")
 
     @OptionGroup var store: StoreOptions
@@ -30,6 +30,9 @@ struct CheckCommand: ParsableCommand {
             let differing = inspection.entitiesWithOtherVersionHashes
             lines.append("version hashes: " + (differing.isEmpty ? "match" : "differ for \(differing.joined(separator: ", "))"))
             lines.append("migration: " + (inspection.needsMigration ? "needed (opening the store writable with this model migrates it)" : "not needed"))
+            let exposed = StoreFileExposure.files(ofStoreAt: store.storeURL)
+            lines.append("permissions: " + (exposed.isEmpty ? "owner-only"
+                : "other users may read \(exposed.map(\.description).joined(separator: ", ")); chmod 600 them unless the store is shared on purpose (not counted as a problem)"))
             lines.append(healthy ? "ok" : "problems found")
             Terminal.write(lines.joined(separator: "\n") + "\n")
         }
