@@ -30,11 +30,13 @@ struct CheckCommand: ParsableCommand {
             let differing = inspection.entitiesWithOtherVersionHashes
             lines.append("version hashes: " + (differing.isEmpty ? "match" : "differ for \(differing.joined(separator: ", "))"))
             lines.append("migration: " + (inspection.needsMigration ? "needed (opening the store writable with this model migrates it)" : "not needed"))
-            let exposed = StoreFileExposure.files(ofStoreAt: store.storeURL)
-            lines.append("permissions: " + (exposed.isEmpty ? "owner-only"
-                : "other users may read \(exposed.map(\.description).joined(separator: ", ")); chmod 600 them unless the store is shared on purpose (not counted as a problem)"))
             lines.append(healthy ? "ok" : "problems found")
             Terminal.write(lines.joined(separator: "\n") + "\n")
+            // On standard error: what check prints on standard output stays as scripts know it.
+            let exposed = StoreFileExposure.files(ofStoreAt: store.storeURL)
+            if !exposed.isEmpty {
+                Terminal.warning("other users may read \(exposed.map(\.description).joined(separator: ", ")); chmod 600 them unless the store is shared on purpose (not counted as a problem)")
+            }
         }
         if !healthy { throw ExitCode.failure }
     }
