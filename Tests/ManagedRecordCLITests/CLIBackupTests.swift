@@ -2,7 +2,7 @@ import Foundation
 import ObjectGraph
 import XCTest
 
-/// `managedrecord backup`, `restore` and `check`'s warning about files others may read, run as
+/// `managedrecord backup`, `restore` and `check`'s warning about files others may read, run as processes
 /// (docs/cli.md, docs/security.md).
 final class CLIBackupTests: XCTestCase {
     private func mode(_ path: String) -> String {
