@@ -49,6 +49,10 @@ final class OnlineBackupTests: StoreTestCase {
             container.persistentStoreCoordinator.close()
         }
         let container = try makeContainer()
+        // `begun` counts batches whose save has started, `committed` those whose save returned:
+        // a snapshot holds at least the batches committed when the backup began, and at most
+        // those begun when it returned.
+        let begun = SharedValue(0)
         let committed = SharedValue(0)
         let stop = SharedValue(false)
         let writerError = SharedValue<String?>(nil)
@@ -58,6 +62,7 @@ final class OnlineBackupTests: StoreTestCase {
             var batch = 0
             while !stop.withLock({ $0 }) {
                 batch += 1
+                begun.withLock { $0 = batch }
                 do {
                     try writer.performAndWait { try Self.commitBatch(batch, in: writer) }
                 } catch {
@@ -88,8 +93,8 @@ final class OnlineBackupTests: StoreTestCase {
                 // Half-way through the first step's pages, let the writer commit again.
                 if first { waitForCommit(after: committed.withLock { $0 }, timeout: 2) }
             }
-            let after = committed.withLock { $0 }
-            writtenDuringBackups += after - before
+            let after = begun.withLock { $0 }
+            writtenDuringBackups += committed.withLock { $0 } - before
             let reports = steps.withLock { $0 }
             XCTAssertGreaterThan(reports.count, 1, "the copy went in steps")
             XCTAssertEqual(reports.last?.completedPages, reports.last?.totalPages)
