@@ -114,6 +114,53 @@ final class OnlineBackupTests: StoreTestCase {
         container.persistentStoreCoordinator.close()
     }
 
+    /// Saves that take the log past its checkpoint threshold (4 MB) while this process backs
+    /// the store up do not wait for the backup's read: the checkpoint waits until the
+    /// backup is done.
+    func testSavesDuringABackupInThisProcessDoNotWaitForIt() throws {
+        do {
+            let container = try makeContainer()
+            for index in 0..<20_000 {
+                let employee = Employee(context: container.viewContext)
+                employee.lastName = String(repeating: "p", count: 200) + "\(index)"
+            }
+            try container.viewContext.save()
+            container.persistentStoreCoordinator.close()
+        }
+        let container = try makeContainer()
+        let writer = container.newBackgroundContext()
+        let slowest = SharedValue(0.0)
+        let written = DispatchSemaphore(value: 0)
+        let started = SharedValue(false)
+        let waited = SharedValue(0.0)
+        try container.backup(to: directory.appendingPathComponent("Copy.sqlite")) { _ in
+            guard !started.withLock({ let was = $0; $0 = true; return was }) else { return }
+            // While the backup holds its snapshot: 30 saves of about 250 KB each (7.5 MB of log).
+            Thread {
+                for _ in 0..<30 {
+                    let start = Date()
+                    try? writer.performAndWait {
+                        for _ in 0..<1000 {
+                            let employee = Employee(context: writer)
+                            employee.lastName = String(repeating: "w", count: 200)
+                        }
+                        try writer.save()
+                    }
+                    let took = Date().timeIntervalSince(start)
+                    slowest.withLock { $0 = max($0, took) }
+                }
+                written.signal()
+            }.start()
+            let start = Date()
+            _ = written.wait(timeout: .now() + 30)
+            waited.withLock { $0 = Date().timeIntervalSince(start) }
+        }
+        XCTAssertLessThan(slowest.withLock { $0 }, 2, "the slowest save (s) waited for the backup's read")
+        XCTAssertLessThan(waited.withLock { $0 }, 9, "the 30 saves (s) finished while the backup held its snapshot")
+        XCTAssertEqual(try writer.performAndWait { try writer.count(for: FetchRequest<Employee>()) }, 20_000 + 30_000)
+        container.persistentStoreCoordinator.close()
+    }
+
     func testBackupOfAStoreFileFromAnotherContainerAndOfMemory() throws {
         let container = try makeContainer()
         try Self.commitBatch(1, in: container.viewContext)

@@ -23,6 +23,9 @@ final class SQLiteStore: PersistentStore {
     private let writeLock = NSLock()
     /// Keeps the file store's log bounded after commits (nil in memory); used under `writeLock`.
     private var walCheckpoint: WALCheckpoint?
+    /// Backups of this store running in this process (``backup(to:progress:)``): while any
+    /// holds its snapshot, commits skip the checkpoint, which could only wait for it.
+    let runningBackups = Locked(0)
     private var idleReaders: [SQLiteConnection] = []
     /// Set by tests to record every statement executed on any of this store's connections.
     var trace: (@Sendable (String) -> Void)? {
@@ -168,7 +171,7 @@ final class SQLiteStore: PersistentStore {
             if isClosed { throw closedError }
             do {
                 let result = try writer.writeTransaction { try body(writer) }
-                walCheckpoint?.afterCommit(writer)
+                if runningBackups.withLock({ $0 }) == 0 { walCheckpoint?.afterCommit(writer) }
                 return result
             } catch let error as SQLiteError {
                 throw StoreError(error, url: url)
