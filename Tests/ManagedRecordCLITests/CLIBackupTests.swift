@@ -42,6 +42,19 @@ final class CLIBackupTests: XCTestCase {
         XCTAssertTrue(again.stderr.contains("already exists, and a backup never replaces a file"), again.stderr)
     }
 
+    func testKeepUmaskCreatesTheCopyWithTheProcessUmask() throws {
+        let folder = try CLITestStores.folder()
+        let store = try CLITestStores.company(in: folder).path
+        let kept = folder.appendingPathComponent("Kept.sqlite").path
+        let owned = folder.appendingPathComponent("Owned.sqlite").path
+        let old = umask(0o022)   // inherited by the tool's process
+        defer { umask(old) }
+        try CommandLineRun.tool("backup", store, kept, "--keep-umask").succeeded()
+        try CommandLineRun.tool("backup", store, owned).succeeded()
+        XCTAssertEqual(mode(kept), "0644")
+        XCTAssertEqual(mode(owned), "0600")
+    }
+
     func testRestoreIsRefusedWhileAnotherProgramHasTheStoreOpen() throws {
         let folder = try CLITestStores.folder()
         let store = try CLITestStores.company(in: folder)
