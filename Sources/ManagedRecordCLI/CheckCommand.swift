@@ -5,7 +5,7 @@ import ObjectGraph
 struct CheckCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "check",
-        abstract: "Check the file's integrity, its layout against the model, the model's agreement with the store, and whether it needs migration.",
+        abstract: "Check the file's integrity, its layout against the model, the model's agreement with the store, whether it needs migration, and who may read it.",
         discussion: "Exits 0 when everything is in order, 1 when a problem is found (each is printed).")
 
     @OptionGroup var store: StoreOptions
@@ -32,6 +32,11 @@ struct CheckCommand: ParsableCommand {
             lines.append("migration: " + (inspection.needsMigration ? "needed (opening the store writable with this model migrates it)" : "not needed"))
             lines.append(healthy ? "ok" : "problems found")
             Terminal.write(lines.joined(separator: "\n") + "\n")
+            // On standard error: what check prints on standard output stays as scripts know it.
+            let exposed = StoreFileExposure.files(ofStoreAt: store.storeURL)
+            if !exposed.isEmpty {
+                Terminal.warning("other users may read \(exposed.map(\.description).joined(separator: ", ")); chmod 600 them unless the store is shared on purpose (not counted as a problem)")
+            }
         }
         if !healthy { throw ExitCode.failure }
     }

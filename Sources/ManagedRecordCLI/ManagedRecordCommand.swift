@@ -1,7 +1,7 @@
 import ArgumentParser
 
-/// `managedrecord`: one-line fetches, counts, aggregates, schema, checks, deletes and JSON
-/// export and import on a store in Core Data's SQLite layout, written here or by Apple's
+/// `managedrecord`: one-line fetches, counts, aggregates, schema, checks, deletes, JSON
+/// export and import, backup and restore on a store in Core Data's SQLite layout, written here or by Apple's
 /// Core Data (with `--model`). See docs/cli.md.
 @main
 struct ManagedRecordCommand: ParsableCommand {
@@ -14,6 +14,7 @@ struct ManagedRecordCommand: ParsableCommand {
         Read commands open the store read-only and never change it.
         """,
         subcommands: [FetchCommand.self, CountCommand.self, DistinctCommand.self, AggregateCommand.self,
-                      SchemaCommand.self, CheckCommand.self, DeleteCommand.self, ExportCommand.self, ImportCommand.self]
+                      SchemaCommand.self, CheckCommand.self, DeleteCommand.self, ExportCommand.self, ImportCommand.self,
+                      BackupCommand.self, RestoreCommand.self]
     )
 }

@@ -18,6 +18,12 @@ enum Terminal {
         FileHandle.standardError.write(Data("managedrecord: error: \(message)\n".utf8))
     }
 
+    /// A warning on standard error, prefixed with the tool's name; the command goes on.
+    static func warning(_ message: String) {
+        clearProgress()
+        FileHandle.standardError.write(Data("managedrecord: warning: \(message)\n".utf8))
+    }
+
     /// Whether standard error is a terminal.
     static var showsProgress: Bool { isatty(STDERR_FILENO) == 1 }
 

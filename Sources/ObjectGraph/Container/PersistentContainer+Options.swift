@@ -34,5 +34,19 @@ extension PersistentContainer {
         /// let container = try PersistentContainer(name: "Company", model: v2, storeURL: url, options: [.allowsDroppingData])
         /// ```
         public static let allowsDroppingData = Options(rawValue: 1 << 1)
+
+        /// Create the store's files and folders with the process umask, as SQLite and
+        /// `mkdir` do by themselves (usually `0644` and `0755`: every local user may read
+        /// them). Without it, every file the library creates for a store (the store, its
+        /// `-wal`, `-shm` and `-journal`, migration copies, backups) is `0600` and every
+        /// folder it creates `0700`, whatever the umask; and opening an existing store that
+        /// other users may read logs a warning once per path (see docs/security.md). Files
+        /// and folders that exist are never changed either way.
+        ///
+        /// ```swift
+        /// // A store a group of users shares on purpose (umask 007: 0660 files).
+        /// let container = try PersistentContainer(name: "Shared", model: model, storeURL: url, options: [.keepsProcessUmask])
+        /// ```
+        public static let keepsProcessUmask = Options(rawValue: 1 << 2)
     }
 }

@@ -12,7 +12,8 @@ import Foundation
 /// ```
 ///
 /// The store lives at `$XDG_DATA_HOME/<name>/<name>.sqlite` (else
-/// `~/.local/share/<name>/<name>.sqlite`); folders are created. Pass `storeURL:` for another
+/// `~/.local/share/<name>/<name>.sqlite`); folders are created, owner-only (`0700`, and the
+/// store's files `0600`, unless ``Options/keepsProcessUmask``). Pass `storeURL:` for another
 /// file, or ``PersistentContainer/Location/inMemory`` for tests. Loading throws, never aborts.
 ///
 /// Thread-safe; ``viewContext`` belongs to the main queue when the container is created
@@ -34,7 +35,8 @@ public final class PersistentContainer: Sendable {
 
     /// The container's name (the store's folder and file name by default).
     public let name: String
-    /// How the store was opened (``Options/readOnly``, ``Options/allowsDroppingData``).
+    /// How the store was opened (``Options/readOnly``, ``Options/allowsDroppingData``,
+    /// ``Options/keepsProcessUmask``).
     public let options: Options
     public let managedObjectModel: ManagedObjectModel
     public let persistentStoreCoordinator: PersistentStoreCoordinator
@@ -103,9 +105,10 @@ public final class PersistentContainer: Sendable {
             viewContext = ManagedObjectContext(coordinator: persistentStoreCoordinator, concurrencyType: MainQueue.isCurrent ? .mainQueue : .confined, name: "\(name).viewContext")
             return
         }
-        persistentStoreCoordinator = try PersistentStoreCoordinator(model: model, storeURL: url, readOnly: options.contains(.readOnly),
-                                                                    allowsDroppingData: options.contains(.allowsDroppingData),
-                                                                    migrationProgress: migrationProgress)
+        let migrator = StoreMigrator(progress: migrationProgress, allowsDroppingData: options.contains(.allowsDroppingData))
+        let store = try SQLiteStore(model: model, url: url, readOnly: options.contains(.readOnly), migrator: migrator,
+                                    fileMode: StoreFileMode(options))
+        persistentStoreCoordinator = PersistentStoreCoordinator(model: model, store: store)
         viewContext = ManagedObjectContext(coordinator: persistentStoreCoordinator, concurrencyType: MainQueue.isCurrent ? .mainQueue : .confined, name: "\(name).viewContext")
     }
 

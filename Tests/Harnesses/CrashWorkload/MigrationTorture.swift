@@ -55,7 +55,6 @@ func migrateAndAdd(storeURL: URL, number: Int) throws {
 /// The parent: `kills` rounds of write, migrate in a child, kill, verify.
 func migrationTorture(kills: Int, folder: URL, seed: UInt64, rows: Int, maxDelayMilliseconds: Int) throws -> MigrationTortureTally {
     try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-    let me = URL(fileURLWithPath: CommandLine.arguments[0])
     let version2 = try ManagedObjectModel(entities: [MigratingNoteV2.self])
     var random = SplitMix(state: seed)
     var tally = MigrationTortureTally()
@@ -72,22 +71,10 @@ func migrationTorture(kills: Int, folder: URL, seed: UInt64, rows: Int, maxDelay
             try container.viewContext.save()
             container.persistentStoreCoordinator.close()
         }
-        let child = Process()
-        child.executableURL = me
-        child.arguments = ["migrate", storeURL.path]
-        var environment = ProcessInfo.processInfo.environment
-        environment["SWIFT_BACKTRACE"] = "enable=no"
-        child.environment = environment
-        child.standardOutput = FileHandle.nullDevice
-        try child.run()
-        usleep(UInt32(1_000 * (1 + random.below(maxDelayMilliseconds))))
-        if child.isRunning {
-            kill(child.processIdentifier, SIGKILL)
-            child.waitUntilExit()
+        if try runAndKill(["migrate", storeURL.path], afterMilliseconds: 1 + random.below(maxDelayMilliseconds),
+                          role: "round \(round): the migrating child") {
             tally.kills += 1
         } else {
-            child.waitUntilExit()
-            guard child.terminationStatus == 0 else { throw WorkloadFailure("round \(round): the migrating child failed with status \(child.terminationStatus)") }
             tally.finishedFirst += 1
         }
 

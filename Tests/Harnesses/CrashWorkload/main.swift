@@ -10,6 +10,11 @@
 //   CrashWorkload migrate-torture <kills> <folder> [seed] [rows] [max delay ms]
 //       the same for a lightweight migration: a child migrates a store, the parent kills
 //       it and checks the store is wholly one version and migrates with every row.
+//   CrashWorkload backup-torture <kills> <folder> [seed] [rows] [max delay ms]
+//       the same for an online backup: a child backs a store up, the parent kills it and
+//       checks the store is untouched and the copy complete or absent (BackupTorture.swift).
+//   CrashWorkload backup-under-writer <backups> <folder> [seed]
+//       backups taken while a `run` child commits: each holds a state the writer committed.
 //   CrashWorkload migrate-and-add <store> <number>
 //       opens a version 1 store with version 2 (migrating it, or waiting for another
 //       process's migration) and saves one more note numbered <number> (ConcurrentMigrationTests).
@@ -27,6 +32,8 @@ func usage() -> Never {
                CrashWorkload verify <store> <journal>
                CrashWorkload torture <kills> <folder> [seed] [max delay ms]
                CrashWorkload migrate-torture <kills> <folder> [seed] [rows] [max delay ms]
+               CrashWorkload backup-torture <kills> <folder> [seed] [rows] [max delay ms]
+               CrashWorkload backup-under-writer <backups> <folder> [seed]
                CrashWorkload migrate-and-add <store> <number>
 
         """.utf8))
@@ -63,6 +70,20 @@ do {
         let delay = arguments.count > 5 ? Int(arguments[5]) ?? 400 : 400
         let tally = try migrationTorture(kills: kills, folder: URL(fileURLWithPath: arguments[2]), seed: seed, rows: rows, maxDelayMilliseconds: delay)
         print("migrate-torture ok: kills=\(tally.kills) stillVersion1=\(tally.killedBeforeReplacement) alreadyVersion2=\(tally.killedAfterReplacement) finishedBeforeKill=\(tally.finishedFirst) rowsChecked=\(tally.rowsChecked) lost=0 halfMigrated=0")
+    case "backup" where arguments.count == 4:
+        try backupChild(storeURL: URL(fileURLWithPath: arguments[1]), copyURL: URL(fileURLWithPath: arguments[2]), pause: UInt32(arguments[3]) ?? 0)
+    case "backup-torture" where arguments.count >= 3:
+        guard let kills = Int(arguments[1]) else { usage() }
+        let seed = arguments.count > 3 ? UInt64(arguments[3]) ?? 1 : 1
+        let rows = arguments.count > 4 ? Int(arguments[4]) ?? 20_000 : 20_000
+        let delay = arguments.count > 5 ? Int(arguments[5]) ?? 300 : 300
+        let tally = try backupTorture(kills: kills, folder: URL(fileURLWithPath: arguments[2]), seed: seed, rows: rows, maxDelayMilliseconds: delay)
+        print("backup-torture ok: kills=\(tally.kills) copyComplete=\(tally.copyComplete) copyAbsent=\(tally.copyAbsent) temporariesRemoved=\(tally.temporariesRemoved) finishedBeforeKill=\(tally.finishedFirst) storeChanged=0 halfWritten=0")
+    case "backup-under-writer" where arguments.count >= 3:
+        guard let backups = Int(arguments[1]) else { usage() }
+        let seed = arguments.count > 3 ? UInt64(arguments[3]) ?? 1 : 1
+        let tally = try backupUnderWriter(backups: backups, folder: URL(fileURLWithPath: arguments[2]), seed: seed)
+        print("backup-under-writer ok: backups=\(tally.backups) states=\(tally.states.map(String.init).joined(separator: ",")) savesDuringBackups=\(tally.savesDuringBackups) notCommitted=0 stale=0")
     default:
         usage()
     }

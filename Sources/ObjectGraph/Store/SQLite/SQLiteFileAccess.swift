@@ -75,31 +75,32 @@ enum SQLiteFileAccess {
 
     // MARK: Opening
 
-    /// The writer connection (an in-memory database without `url`) and the path reader
-    /// connections open. The folder is created unless `readOnly`; what the file system keeps
-    /// from opening the store is reported for what it is before SQLite tries.
-    static func openWriter(url: URL?, readOnly: Bool) throws -> (SQLiteConnection, String) {
+    /// The writer connection (an in-memory database without `url`), the path reader
+    /// connections open, and whether the store file was created now. The folder (and a
+    /// missing store file) is created unless `readOnly`, as `fileMode` says; what the file
+    /// system keeps from opening the store is reported for what it is before SQLite tries.
+    static func openWriter(url: URL?, readOnly: Bool,
+                           fileMode: StoreFileMode = .ownerOnly) throws -> (connection: SQLiteConnection, readerPath: String, created: Bool) {
         guard let url else {
-            do { return (try SQLiteConnection(path: ":memory:"), ":memory:") }
+            do { return (try SQLiteConnection(path: ":memory:"), ":memory:", true) }
             catch let error as SQLiteError { throw StoreError(.cannotOpen, url: nil, "cannot open an in-memory database", underlying: error) }
         }
         if !readOnly {
-            let folder = url.deletingLastPathComponent()
-            do {
-                try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-            } catch {
-                throw StoreError(.cannotOpen, url: url, "cannot create the folder \(folder.path): \(error.localizedDescription)")
-            }
+            try fileMode.createFolder(url.deletingLastPathComponent(), for: url)
         }
         try check(url, readOnly: readOnly)
         do {
-            if readOnly { return try openReadOnly(url) }
+            if readOnly {
+                let (connection, path) = try openReadOnly(url)
+                return (connection, path, false)
+            }
+            let created = fileMode.createEmptyFile(url.path)
             let connection = try SQLiteConnection(path: url.path)
             if sqlite3_db_readonly(connection.handle, "main") == 1 {   // SQLite fell back to reading only
                 connection.close()
                 throw StoreError(.readOnlyFile, url: url, "SQLite can open the store only for reading (a read-only file or file system); make it writable, or open it with options: [.readOnly] to read it")
             }
-            return (connection, url.path)
+            return (connection, url.path, created)
         } catch let error as SQLiteError {
             throw diagnose(error, url: url, readOnly: readOnly, fallback: StoreError(
                 .cannotOpen, url: url, "cannot open the database file; check that the path exists and is writable", underlying: error))

@@ -23,6 +23,9 @@ final class SQLiteStore: PersistentStore {
     private let writeLock = NSLock()
     /// Keeps the file store's log bounded after commits (nil in memory); used under `writeLock`.
     private var walCheckpoint: WALCheckpoint?
+    /// Backups of this store running in this process (``backup(to:progress:)``): while any
+    /// holds its snapshot, commits skip the checkpoint, which could only wait for it.
+    let runningBackups = Locked(0)
     private var idleReaders: [SQLiteConnection] = []
     /// Set by tests to record every statement executed on any of this store's connections.
     var trace: (@Sendable (String) -> Void)? {
@@ -38,6 +41,8 @@ final class SQLiteStore: PersistentStore {
     var isInMemory: Bool { url == nil }
     /// Opened with `SQLITE_OPEN_READONLY`: writes throw `StoreError.readOnly`.
     let isReadOnly: Bool
+    /// Who may read the files created for the store (its backups too).
+    let fileMode: StoreFileMode
     private(set) var isClosed = false
 
     /// Prepared statements alive on the writer and each idle reader (for tests).
@@ -73,15 +78,26 @@ final class SQLiteStore: PersistentStore {
     /// store when `url` is nil. When `migrate` is true and another model version wrote the
     /// store, `migrator` migrates it first (see ``StoreMigrator``). With `readOnly`, opens an
     /// existing store that fits the model as it is, and writes nothing.
+    ///
+    /// `fileMode` says who may read the files and folders created for the store (see
+    /// ``StoreFileMode``). Opening an existing owner-only store that other users may read
+    /// logs a warning once per path (``StoreFileExposure``).
     init(model: ManagedObjectModel, url: URL?, migrate: Bool = true, readOnly: Bool = false,
-         migrator: StoreMigrator = StoreMigrator()) throws {
+         migrator: StoreMigrator = StoreMigrator(), fileMode: StoreFileMode = .ownerOnly) throws {
         self.url = url
         isReadOnly = readOnly
         self.model = model
+        self.fileMode = fileMode
         if let url, migrate, !readOnly {
+            var migrator = migrator
+            migrator.fileMode = fileMode
             _ = try migrator.migrateIfNeeded(url: url, model: model)
         }
-        (writer, readerPath) = try SQLiteFileAccess.openWriter(url: url, readOnly: readOnly)
+        let created: Bool
+        (writer, readerPath, created) = try SQLiteFileAccess.openWriter(url: url, readOnly: readOnly, fileMode: fileMode)
+        if let url, !created, fileMode == .ownerOnly {
+            StoreFileExposure.warnOnce(ofStoreAt: url, logger: Logger(label: "ObjectGraph.coordinator"))
+        }
         do {
             _ = try writer.scalar("SELECT count(*) FROM sqlite_master")
             // Refuse a foreign database before anything (even the journal mode) is written.
@@ -155,7 +171,7 @@ final class SQLiteStore: PersistentStore {
             if isClosed { throw closedError }
             do {
                 let result = try writer.writeTransaction { try body(writer) }
-                walCheckpoint?.afterCommit(writer)
+                if runningBackups.withLock({ $0 }) == 0 { walCheckpoint?.afterCommit(writer) }
                 return result
             } catch let error as SQLiteError {
                 throw StoreError(error, url: url)

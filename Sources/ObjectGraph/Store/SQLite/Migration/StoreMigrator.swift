@@ -34,6 +34,10 @@ struct StoreMigrator {
     /// For tests: the largest number of pages the new file may grow to (`PRAGMA
     /// max_page_count`), to simulate a full disk.
     var maximumPageCount: Int?
+    /// Who may read the migration's copies while they are written (`0600` unless the
+    /// container keeps the process umask). The copy that replaces the store takes the
+    /// store's own permissions first, so a migration never changes who may read a store.
+    var fileMode: StoreFileMode = .ownerOnly
 
     /// Migrates the store at `url` to `model` when its metadata says another model wrote it.
     /// Returns whether it migrated. A file that is not a store is left for the caller to
@@ -174,6 +178,8 @@ struct StoreMigrator {
             throw error
         }
         do {
+            var store = stat()
+            if stat(url.path, &store) == 0 { chmod(current.path, store.st_mode & 0o7777) }
             try StoreFileReplacement.replace(url, with: current)
             temporaries.removeLast()
             removeTemporaries()
@@ -195,6 +201,7 @@ struct StoreMigrator {
     /// Writes the migrated store into `temporary`, in one transaction.
     private func copy(plan: MigrationPlan, model: ManagedObjectModel, from url: URL, into temporary: URL, reportingAs store: URL,
                       refusingDrops: Bool) throws {
+        fileMode.createEmptyFile(temporary.path)
         let connection = try SQLiteConnection(path: temporary.path)
         defer { connection.close() }
         plan.converter.register(on: connection)

@@ -1,0 +1,100 @@
+import CSQLite
+import Foundation
+
+extension SQLiteBackup {
+    /// Puts the content of the store copy at `copyURL` into the store at `store`.
+    ///
+    /// The copy must be a Core Data store that passes SQLite's integrity check. Without a
+    /// store at `store`, the copy is written there as a backup is (``write(from:to:fileMode:progress:)``:
+    /// complete or absent). Else the store's pages are replaced in one transaction on the
+    /// store itself, so a restore killed half-way leaves the store as it was; the store keeps
+    /// its permissions.
+    ///
+    /// A store open anywhere else is refused: the restore first takes SQLite's own exclusive
+    /// lock on the store (`locking_mode = EXCLUSIVE`, then `BEGIN EXCLUSIVE` without
+    /// waiting). Every connection to a WAL store (another process's, another container's in
+    /// this process, a `sqlite3` shell) holds a shared lock on the file while it is open, even
+    /// idle, so the lock is granted only when nobody else has the store open; it is held
+    /// until the restore is done, so nobody opens the store half-restored either.
+    ///
+    /// - Throws: ``StoreError`` `.locked` when the store is open elsewhere; `.notADatabase` or
+    ///   `.notACoreDataStore` for a copy that is not a sound store; the error SQLite met.
+    static func restore(from copyURL: URL, to store: URL, fileMode: StoreFileMode, progress: BackupProgressHandler?) throws {
+        let copy = try openStoreFile(copyURL, checkingIntegrity: true)
+        defer { copy.close() }
+        guard FileManager.default.fileExists(atPath: store.path) else {
+            try write(from: copy, to: store, fileMode: fileMode, progress: progress)
+            return
+        }
+        var copyInfo = stat(), storeInfo = stat()
+        if stat(copyURL.path, &copyInfo) == 0, stat(store.path, &storeInfo) == 0,
+           copyInfo.st_dev == storeInfo.st_dev, copyInfo.st_ino == storeInfo.st_ino {
+            throw StoreError(.cannotOpen, url: store, "the backup and the store are the same file; give the path of the copy to restore from")
+        }
+        try SQLiteFileAccess.check(store, readOnly: false)
+        let target: SQLiteConnection
+        do {
+            target = try SQLiteConnection(path: store.path, create: false)
+        } catch let error as SQLiteError {
+            throw SQLiteFileAccess.diagnose(error, url: store, readOnly: false, fallback: StoreError(.cannotOpen, url: store, "cannot open the store to restore into it", underlying: error))
+        }
+        defer { target.close() }
+        try takeExclusiveLock(on: target, store: store)
+        do {
+            try withSnapshot(of: copy) { try copyPages(from: copy, to: target, progress: progress) }
+        } catch let error as SQLiteError {
+            let kind = StoreError(error, url: store).code
+            throw StoreError(kind, url: store, "restoring \(copyURL.path) into the store failed (\(error.message)); the store is as it was before", underlying: error)
+        }
+    }
+
+    /// Takes SQLite's exclusive lock on `connection`'s database and keeps it until the
+    /// connection closes; refuses at once when any other connection has the database open.
+    static func takeExclusiveLock(on connection: SQLiteConnection, store: URL) throws {
+        sqlite3_busy_timeout(connection.handle, 0)
+        defer { sqlite3_busy_timeout(connection.handle, SQLiteConnection.busyTimeout) }
+        do {
+            try connection.execute("PRAGMA locking_mode = EXCLUSIVE")
+            try connection.execute("BEGIN EXCLUSIVE")
+            try connection.execute("COMMIT")
+        } catch let error as SQLiteError where [SQLITE_BUSY, SQLITE_LOCKED].contains(error.primaryCode) {
+            throw StoreError(.locked, url: store, "the store is open in another process (or in another container or connection of this one), and restoring would change it under that program; close every program using the store, then restore again", underlying: error)
+        } catch let error as SQLiteError {
+            throw SQLiteFileAccess.diagnose(error, url: store, readOnly: false, fallback: StoreError(.cannotOpen, url: store, "cannot lock the store to restore into it", underlying: error))
+        }
+    }
+
+    /// A read-only connection to the Core Data store at `url` (a store to back up, or a copy
+    /// to restore), checked with `PRAGMA integrity_check` when `checkingIntegrity`.
+    static func openStoreFile(_ url: URL, checkingIntegrity: Bool) throws -> SQLiteConnection {
+        guard FileManager.default.fileExists(atPath: url.path) else {
+            throw StoreError(.cannotOpen, url: url, "there is no file at \(url.path); check the path")
+        }
+        try SQLiteFileAccess.check(url, readOnly: true)
+        let connection: SQLiteConnection
+        do {
+            connection = try SQLiteFileAccess.openReadOnly(url).connection
+        } catch let error as SQLiteError {
+            throw SQLiteFileAccess.diagnose(error, url: url, readOnly: true, fallback: StoreError(.cannotOpen, url: url, "cannot open the file", underlying: error))
+        }
+        do {
+            guard try connection.tableExists("Z_METADATA") else {
+                throw StoreError(.notACoreDataStore, url: url, "the database has no Z_METADATA table: it is not a Core Data store, so it is not copied")
+            }
+            if checkingIntegrity {
+                var problems: [String] = []
+                try connection.query("PRAGMA integrity_check") { problems.append($0.text(0)) }
+                guard problems == ["ok"] else {
+                    throw StoreError(.notADatabase, url: url, "the copy fails SQLite's integrity check (\(problems.prefix(3).joined(separator: "; "))), so it is not restored; restore another copy")
+                }
+            }
+        } catch let error as SQLiteError {
+            connection.close()
+            throw SQLiteFileAccess.diagnose(error, url: url, readOnly: true, fallback: StoreError(.cannotOpen, url: url, "cannot read the file", underlying: error))
+        } catch {
+            connection.close()
+            throw error
+        }
+        return connection
+    }
+}
