@@ -88,8 +88,9 @@ public final class ContextManager: @unchecked Sendable {  // mutable state behin
         }
         let url = storeURL(name: name, location: location)
         if let seedStore, let url, !FileManager.default.fileExists(atPath: url.path) {
-            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
-            try FileManager.default.copyItem(at: seedStore, to: url)
+            // Copied in as a backup is restored: a checked, consistent copy, complete or absent,
+            // owner-only (its folder too) unless the options keep the process umask.
+            try PersistentContainer.restore(storeAt: url, from: seedStore, options: options)
         }
         let migrated = try url.map { try PersistentStoreCoordinator.requiresMigration(model: model, storeURL: $0) } ?? false
         let container = try PersistentContainer(name: name, model: model, location: location, options: options)

@@ -116,6 +116,20 @@ final class ClassHelperTests: RecordTestCase {
         XCTAssertEqual(try Person.count(), 3)
     }
 
+    func testASeedStoreIsCopiedInOwnerOnly() throws {
+        let seed = folder.appendingPathComponent("seed/Seed.sqlite")
+        try makeSeed(at: seed, names: ["Seeded"])
+        XCTAssertEqual(chmod(seed.path, 0o644), 0, "the seed is readable by everyone, as a bundled file may be")
+        let target = folder.appendingPathComponent("fresh/Staff.sqlite")
+        try ManagedRecord.setUp(model: "Staff", entities: [Company.self, Person.self, Boss.self], storeURL: target, seedStore: seed)
+        XCTAssertEqual(try Person.fetchAll().map(\.firstName), ["Seeded"])
+        func mode(_ url: URL) throws -> Int {
+            (try FileManager.default.attributesOfItem(atPath: url.path)[.posixPermissions] as? NSNumber)?.intValue ?? -1
+        }
+        XCTAssertEqual(String(try mode(target), radix: 8), "600", "the copied store")
+        XCTAssertEqual(String(try mode(target.deletingLastPathComponent()), radix: 8), "700", "the folder made for it")
+    }
+
     private func makeSeed(at url: URL, names: [String]) throws {
         let container = try PersistentContainer(name: "Seed", entities: [Company.self, Person.self, Boss.self], storeURL: url)
         for name in names {
