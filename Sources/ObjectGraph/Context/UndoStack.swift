@@ -5,7 +5,9 @@
 /// Off by default, as in Core Data: set `context.undoStack = UndoStack()` to turn it on.
 public final class UndoStack {
     enum Entry {
-        case change(ManagedObject, slot: Int, old: SlotValue)
+        /// A value set whole: `old` comes back, except for an unordered to-many, which takes
+        /// back what `new` added and removed and keeps members merged in since.
+        case change(ManagedObject, slot: Int, old: SlotValue, new: SlotValue)
         /// An ID added to a to-many relationship (recorded as a delta, not a copy of the set).
         case toManyInsert(ManagedObject, slot: Int, id: ObjectID)
         /// An ID removed from a to-many relationship at `index`.
@@ -60,9 +62,17 @@ extension ManagedObjectContext {
         defer { undoStack = recording }
         for entry in group.reversed() {
             switch entry {
-            case .change(let object, let slot, let old):
+            case .change(let object, let slot, let old, let new):
                 guard object.values.indices.contains(slot) else { continue }
-                object.setPrimitiveValue(old, slot: slot)
+                if let relationship = object.entity.relationshipAtSlot[slot], relationship.isToMany, !relationship.isOrdered,
+                   case .objects(let was) = old, case .objects(let set) = new, case .objects(let now) = object.values[slot] {
+                    // Another context's save merged since may have changed the members too.
+                    var reverted = now.filter { was.contains($0) || !set.contains($0) }
+                    for id in was where !set.contains(id) { reverted.append(id) }
+                    object.setPrimitiveValue(.objects(reverted), slot: slot)
+                } else {
+                    object.setPrimitiveValue(old, slot: slot)
+                }
             case .toManyInsert(let object, let slot, let id):
                 guard case .objects(var ids) = object.values[slot] else { continue }
                 ids.remove(id)

@@ -57,7 +57,7 @@ extension ManagedObject {
         }
         reference._withUnsafeGuaranteedRef { context in
             if let undo = context.undoStack, !state.contains(.insertedInOpenUndoGroup) {
-                undo.record(.change(self, slot: slot, old: values[slot]))
+                undo.record(.change(self, slot: slot, old: values[slot], new: value))
             }
             values[slot] = value
             markChanged(in: context)

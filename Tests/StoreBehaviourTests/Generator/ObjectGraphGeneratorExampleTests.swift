@@ -114,4 +114,15 @@ struct ObjectGraphGeneratorExampleTests {
             .undo(actor: 0),
         ], kind)
     }
+
+    @Test("Found: undo of a many-to-many insert after another container saved the same member", arguments: StoreKind.allCases)
+    func undoManyToManyInsertSavedElsewhere(_ kind: StoreKind) throws {
+        // Seed 901348 (long run, SQLite), shrunk.
+        try expectNoMismatch([
+            .setMember(actor: 0, project: 25, employee: 8, member: true, fromProject: true),
+            .setMember(actor: 2, project: 11, employee: 29, member: true, fromProject: true),
+            .save(actor: 2),
+            .undo(actor: 0),
+        ], kind)
+    }
 }
