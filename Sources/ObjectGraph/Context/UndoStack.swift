@@ -1,3 +1,5 @@
+import OrderedCollections
+
 /// Records a context's changes so ``ManagedObjectContext/undo()`` can revert them, one group
 /// at a time. A group closes at each ``ManagedObjectContext/processPendingChanges()`` (which
 /// fetches and saves call); a save clears the stack.
@@ -65,7 +67,7 @@ extension ManagedObjectContext {
             case .change(let object, let slot, let old, let new):
                 guard object.values.indices.contains(slot) else { continue }
                 if let relationship = object.entity.relationshipAtSlot[slot], relationship.isToMany, !relationship.isOrdered,
-                   case .objects(let was) = old, case .objects(let set) = new, case .objects(let now) = object.values[slot] {
+                   case .objects(let was) = old, case .objects(let set) = new, let now = loadedMembers(object, slot) {
                     // Another context's save merged since may have changed the members too.
                     var reverted = now.filter { was.contains($0) || !set.contains($0) }
                     for id in was where !set.contains(id) { reverted.append(id) }
@@ -74,11 +76,11 @@ extension ManagedObjectContext {
                     object.setPrimitiveValue(old, slot: slot)
                 }
             case .toManyInsert(let object, let slot, let id):
-                guard case .objects(var ids) = object.values[slot] else { continue }
+                guard var ids = loadedMembers(object, slot) else { continue }
                 ids.remove(id)
                 object.setPrimitiveValue(.objects(ids), slot: slot)
             case .toManyRemove(let object, let slot, let id, let index):
-                guard case .objects(var ids) = object.values[slot] else { continue }
+                guard var ids = loadedMembers(object, slot) else { continue }
                 ids.insert(id, at: min(index, ids.count))
                 object.setPrimitiveValue(.objects(ids), slot: slot)
             case .insert(let object):
@@ -100,5 +102,17 @@ extension ManagedObjectContext {
             }
         }
         objectsDidChangePending = true
+    }
+
+    /// The members of the to-many at `slot` of `object`, loaded first when a refresh or a
+    /// merge since the change left them to load (or the object a fault); nil for an object
+    /// that has left this context.
+    private func loadedMembers(_ object: ManagedObject, _ slot: Int) -> OrderedSet<ObjectID>? {
+        guard object.context === self, let relationship = object.entity.relationshipAtSlot[slot] else { return nil }
+        if object.isFault { fulfillFault(object) }
+        guard object.values.indices.contains(slot) else { return nil }
+        if case .unloaded = object.values[slot] { _ = loadToMany(object, relationship) }
+        guard case .objects(let ids) = object.values[slot] else { return nil }
+        return ids
     }
 }

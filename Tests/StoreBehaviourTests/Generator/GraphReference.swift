@@ -289,7 +289,20 @@ struct GraphContextModel {
             object.current.employees = revert(object.current.employees, old.employees, new.employees)
             object.current.projects = revert(object.current.projects, old.projects, new.projects)
             object.current.members = revert(object.current.members, old.members, new.members)
-            if new.tags != old.tags { object.current.tags = old.tags }
+            if new.tags != old.tags {
+                if Set(new.tags) == Set(old.tags) {
+                    object.current.tags = old.tags        // a reorder: the old order comes back
+                } else {
+                    // What the group added leaves, what it removed comes back at its old
+                    // place; tags merged in since stay (the library records the inverse's
+                    // inserts and removals, not the list).
+                    var tags = object.current.tags.filter { old.tags.contains($0) || !new.tags.contains($0) }
+                    for (index, tag) in old.tags.enumerated() where !new.tags.contains(tag) && !tags.contains(tag) {
+                        tags.insert(tag, at: min(index, tags.count))
+                    }
+                    object.current.tags = tags
+                }
+            }
             object.isDeleted = before.isDeleted
             object.isInserted = before.isInserted
             object.isDirty = object.isDirty || before.isDirty

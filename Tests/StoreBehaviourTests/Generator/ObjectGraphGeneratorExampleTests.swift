@@ -125,4 +125,16 @@ struct ObjectGraphGeneratorExampleTests {
             .undo(actor: 0),
         ], kind)
     }
+
+    @Test("Found: undo of a move between ordered to-manys after merging another save", arguments: StoreKind.allCases)
+    func undoOrderedMoveAfterExplicitMerge(_ kind: StoreKind) throws {
+        // Seed 901373 (long run, SQLite), shrunk.
+        try expectNoMismatch([
+            .setProject(actor: 2, tag: 49, project: 35),
+            .setProject(actor: 1, tag: 47, project: 28),
+            .save(actor: 1),
+            .mergeSecondContainer,
+            .undo(actor: 2),
+        ], kind)
+    }
 }
