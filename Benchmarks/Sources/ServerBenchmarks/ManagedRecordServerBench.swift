@@ -31,21 +31,11 @@ enum ManagedRecordServerBench {
 
     /// One pass of the eight workloads through the class-level helpers on the main thread.
     @MainActor static func run(rows: [Employee], settings: ServerSettings) throws -> RunResult {
-        if !configured {
-            try ManagedRecord.setUp(model: model, entities: [Staff.self], store: .postgres(settings.storeURL))
-            configured = true
-        }
+        try setUp(settings: settings)
         defer { try? Staff.deleteStore() }
         var r = RunResult()
 
-        try r.time(.insert) {
-            for e in rows {
-                let s = Staff.newEntity()
-                s.ident = e.id; s.firstName = e.firstName; s.lastName = e.lastName; s.age = e.age
-                s.salary = e.salary; s.hired = e.hired; s.departmentId = e.departmentId; s.active = e.active
-            }
-            try Staff.commit()
-        }
+        try r.time(.insert) { try insert(rows) }
         r.check[.insert] = "count=\(try Staff.count())"
 
         let all = try r.time(.fetchAll) { try Staff.fetchAll().map(\.row) }
@@ -76,6 +66,23 @@ enum ManagedRecordServerBench {
         try r.time(.deleteAll) { _ = try Staff.deleteAll(where: "TRUEPREDICATE") }
         r.check[.deleteAll] = "count=\(try Staff.count())"
         return r
+    }
+
+    /// Sets the model up on the store's schema, once per process.
+    @MainActor static func setUp(settings: ServerSettings) throws {
+        guard !configured else { return }
+        try ManagedRecord.setUp(model: model, entities: [Staff.self], store: .postgres(settings.storeURL))
+        configured = true
+    }
+
+    /// Workload 1: a new object per row, one commit.
+    @MainActor static func insert(_ rows: [Employee]) throws {
+        for e in rows {
+            let s = Staff.newEntity()
+            s.ident = e.id; s.firstName = e.firstName; s.lastName = e.lastName; s.age = e.age
+            s.salary = e.salary; s.hired = e.hired; s.departmentId = e.departmentId; s.active = e.active
+        }
+        try Staff.commit()
     }
 
     /// Closes the store (its schema is dropped with the others by ``ServerSettings``).

@@ -7,17 +7,20 @@ import Logging
 // checked against raw's.
 // Usage (from Benchmarks/): . /work/postgres.env   # or eval "$(../scripts/postgres-test-server.sh start)"
 //   swift run -c release ServerBenchmarks [--rows 10000] [--runs 5] [--warmup 1]
+//   swift run -c release ServerBenchmarks --delete-probe    # where ManagedRecord's delete-all time goes
 var rowCount = 10_000, runs = 5, warmups = 1
 var args = CommandLine.arguments.dropFirst()
+let deleteProbe = args.first == "--delete-probe"
+if deleteProbe { args.removeFirst() }
 while let arg = args.popFirst() {
     guard let value = args.popFirst().flatMap(Int.init), value > 0 else {
-        fatalError("usage: ServerBenchmarks [--rows N] [--runs N] [--warmup N]; \(arg) needs a positive number")
+        fatalError("usage: ServerBenchmarks [--delete-probe] [--rows N] [--runs N] [--warmup N]; \(arg) needs a positive number")
     }
     switch arg {
     case "--rows": rowCount = value
     case "--runs": runs = value
     case "--warmup": warmups = value
-    default: fatalError("unknown argument \(arg); usage: ServerBenchmarks [--rows N] [--runs N] [--warmup N]")
+    default: fatalError("unknown argument \(arg); usage: ServerBenchmarks [--delete-probe] [--rows N] [--runs N] [--warmup N]")
     }
 }
 
@@ -30,6 +33,17 @@ let names = ["raw", "fluent", "mr"]
 let rows = makeEmployees(count: rowCount)
 print("rows=\(rowCount) runs=\(runs) warmup=\(warmups) server=PostgreSQL \(serverVersion) at \(settings.host):\(settings.port); "
     + "cores=\(ProcessInfo.processInfo.activeProcessorCount) loadavg=\(loadBefore); medians; mr = ManagedRecord class-level helpers")
+
+if deleteProbe {
+    do {
+        try await DeleteProbe.run(rows: rows, settings: settings, logger: logger, runs: runs, warmups: warmups)
+    } catch {
+        print("delete probe failed: \(error)")
+    }
+    ManagedRecordServerBench.tearDown()
+    try await settings.dropSchemas(logger: logger)
+    exit(0)
+}
 
 var samples: [String: [Workload: [Double]]] = [:]
 do {
