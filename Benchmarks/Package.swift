@@ -9,6 +9,10 @@ let package = Package(
     dependencies: [
         .package(name: "ManagedRecord", path: ".."),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        // The server table (docs/performance.md): raw postgres-nio and Fluent on PostgreSQL.
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
+        .package(url: "https://github.com/vapor/fluent-kit", from: "1.57.0"),
+        .package(url: "https://github.com/vapor/fluent-postgres-driver", from: "2.14.0"),
     ],
     targets: [
         // The sqlite3 C API for the raw baseline loop (the library's CSQLite is not a product).
@@ -35,6 +39,17 @@ let package = Package(
             name: "ObservationCost",
             dependencies: [.product(name: "ObjectGraph", package: "ManagedRecord")],
             swiftSettings: [.define("OBSERVATION")]
+        ),
+        // The user's eight workloads on PostgreSQL: raw postgres-nio, Fluent, ManagedRecord (docs/performance.md).
+        .executableTarget(
+            name: "ServerBenchmarks",
+            dependencies: [
+                .product(name: "ManagedRecord", package: "ManagedRecord"),
+                .product(name: "ObjectGraphPostgres", package: "ManagedRecord"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "FluentKit", package: "fluent-kit"),
+                .product(name: "FluentPostgresDriver", package: "fluent-postgres-driver"),
+            ]
         ),
     ],
     swiftLanguageModes: [.v6]
