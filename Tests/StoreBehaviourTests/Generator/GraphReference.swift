@@ -438,6 +438,7 @@ extension GraphContextModel {
     /// was added and removed, deleted rows (and their join rows) removed.
     mutating func save(into store: inout GraphStore) -> GraphSave {
         var save = GraphSave()
+        var orderedLists: [(project: String, now: [String], old: [String])] = []
         let keys = objects.keys.sorted()
         // Inserts.
         for key in keys {
@@ -469,13 +470,17 @@ extension GraphContextModel {
             for employee in old.members.subtracting(now.members) { store.pairs.remove(.init(project: key, employee: employee)) }
             for project in now.projects.subtracting(old.projects) { store.pairs.insert(.init(project: project, employee: key)) }
             for project in old.projects.subtracting(now.projects) { store.pairs.remove(.init(project: project, employee: key)) }
-            if now.tags != old.tags {
-                // The context's list, then the tags the store holds for the project that this
-                // context never knew of (another context appended them since), in stored order.
-                let known = Set(now.tags).union(old.tags)
-                let others = (store.values(key)?.tags ?? []).filter { !known.contains($0) }
-                for (position, tag) in (now.tags + others).enumerated() { store.tagOrder[tag] = position + 1 }
-            }
+            if now.tags != old.tags { orderedLists.append((key, now.tags, old.tags)) }
+        }
+        // Positions, once every row is written: the context's list, then the tags the store
+        // holds for the project that this context never knew of (another context appended
+        // them since), in stored order; a tag another save moved to another project since
+        // this context read it keeps the position that project gave it.
+        for (key, now, old) in orderedLists {
+            let known = Set(now).union(old)
+            let stored = store.values(key)?.tags ?? []
+            let list = (now + stored.filter { !known.contains($0) }).filter { store.rows[$0]?.project == key }
+            for (position, tag) in list.enumerated() { store.tagOrder[tag] = position + 1 }
         }
         // Deletes.
         for key in keys {

@@ -118,4 +118,47 @@ struct ObjectGraphFindingsTests {
             #expect(project.tags.map(\.label) == ["t1", "t2", "t4", "t3"])
         }
     }
+
+    @Test("A save of an ordered to-many leaves alone the positions of members another save moved elsewhere", arguments: StoreKind.allCases)
+    func staleMembersKeepTheirNewOwnersOrder(_ kind: StoreKind) throws {
+        let store = try kind.newStore()
+        let a = try store.container().viewContext
+        a.mergePolicy = .mergeByPropertyObjectTrump
+        let apollo = Project(context: a)
+        apollo.title = "Apollo"
+        let gemini = Project(context: a)
+        gemini.title = "Gemini"
+        for label in ["t1", "t2"] {
+            let tag = Tag(context: a)
+            tag.label = label
+            apollo.tags.append(tag)
+        }
+        try a.save()
+
+        // B, of another container, reads Apollo's tags and merges nothing.
+        let b = try store.container().viewContext
+        b.automaticallyMergesChanges = false
+        b.mergePolicy = .mergeByPropertyObjectTrump
+        let theirApollo = try #require(try b.existingObject(with: apollo.objectID) as? Project)
+        #expect(theirApollo.tags.map(\.label) == ["t1", "t2"])
+
+        // A moves both tags to Gemini, t2 first, and saves.
+        let (t1, t2) = (apollo.tags[0], apollo.tags[1])
+        t2.project = gemini
+        t1.project = gemini
+        try a.save()
+        #expect(gemini.tags.map(\.label) == ["t2", "t1"])
+
+        // B, still showing both in Apollo, appends a tag of its own to Apollo and saves.
+        let t3 = Tag(context: b)
+        t3.label = "t3"
+        theirApollo.tags.append(t3)
+        try b.save()
+
+        let reader = try store.container().viewContext
+        let readGemini = try #require(try reader.existingObject(with: gemini.objectID) as? Project)
+        let readApollo = try #require(try reader.existingObject(with: apollo.objectID) as? Project)
+        #expect(readGemini.tags.map(\.label) == ["t2", "t1"], "B's stale list of Apollo did not renumber Gemini's tags")
+        #expect(readApollo.tags.map(\.label) == ["t3"])
+    }
 }

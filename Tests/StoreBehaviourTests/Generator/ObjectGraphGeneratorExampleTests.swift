@@ -137,4 +137,17 @@ struct ObjectGraphGeneratorExampleTests {
             .undo(actor: 2),
         ], kind)
     }
+
+    @Test("Found: appending to an ordered to-many another container just saved keeps its order", arguments: StoreKind.allCases)
+    func appendToAnOrderedToManySavedElsewhere(_ kind: StoreKind) throws {
+        // Seed 904175 (long run, SQLite), shrunk.
+        try expectNoMismatch([
+            .insert(actor: 1, .project),
+            .setProject(actor: 1, tag: 32, project: 26),
+            .setProject(actor: 1, tag: 24, project: 20),
+            .save(actor: 1),
+            .setProject(actor: 2, tag: 61, project: 56),
+            .save(actor: 2),
+        ], kind)
+    }
 }

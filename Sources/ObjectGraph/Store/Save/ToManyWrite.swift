@@ -25,10 +25,17 @@ enum ToManyWrite {
         let mapping = layout.mappings[object.entity.index]
         let owner = keys.storedKey(object.objectID)
         let key = { (id: ObjectID) in id.isTemporaryID ? keys.key(for: id) ?? id.key : id.key }
-        func ordered(_ slot: Int, now: OrderedSet<ObjectID>, before: OrderedSet<ObjectID>) throws -> [Int64] {
+        /// `ownedOnly`: leave out members whose rows another save gave to another owner since
+        /// this context read them (a one-to-many, whose membership is the member's own column):
+        /// they keep the position that owner's list gave them.
+        func ordered(_ slot: Int, now: OrderedSet<ObjectID>, before: OrderedSet<ObjectID>, ownedOnly: Bool = false) throws -> [Int64] {
             guard !object.snapshot.isEmpty, let relationship = object.entity.relationshipAtSlot[slot],
                   let sql = layout.storedMembersSQL(relationship, orderSuffix: Dialect.nullsFirst + ", t.Z_PK") else { return now.map(key) }
-            return OrderedToManyMerge.keys(now: now.map(key), before: before.map(key), stored: try storedMembers(sql, owner))
+            let stored = try storedMembers(sql, owner)
+            let members = OrderedToManyMerge.keys(now: now.map(key), before: before.map(key), stored: stored)
+            guard ownedOnly else { return members }
+            let owned = Set(stored)
+            return members.filter(owned.contains)
         }
         var writes: [ToManyWrite] = []
         for slot in plan.toManyWriteSlots {
@@ -44,7 +51,7 @@ enum ToManyWrite {
             } else if let orderColumn = mapping.orderColumnBySlot[slot],
                       let table = object.entity.relationshipAtSlot[slot]?.destinationEntity.root {
                 writes.append(.order(table: layout.mappings[table.index].table.name, orderColumn: orderColumn,
-                                     members: try ordered(slot, now: now, before: before)))
+                                     members: try ordered(slot, now: now, before: before, ownedOnly: true)))
             }
         }
         return (owner, writes)
