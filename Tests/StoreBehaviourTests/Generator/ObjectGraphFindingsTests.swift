@@ -82,24 +82,7 @@ struct ObjectGraphFindingsTests {
 
     @Test("Two contexts appending to one ordered to-many give every member a position of its own", arguments: StoreKind.allCases)
     func concurrentAppendsKeepADefinedOrder(_ kind: StoreKind) throws {
-        let store = try kind.newStore()
-        let a = try store.container().viewContext
-        a.mergePolicy = .mergeByPropertyObjectTrump
-        let apollo = Project(context: a)
-        apollo.title = "Apollo"
-        for label in ["t1", "t2"] {
-            let tag = Tag(context: a)
-            tag.label = label
-            apollo.tags.append(tag)
-        }
-        try a.save()
-
-        // B, of another container, read the project before A's next save and merges nothing.
-        let b = try store.container().viewContext
-        b.automaticallyMergesChanges = false
-        b.mergePolicy = .mergeByPropertyObjectTrump
-        let theirs = try #require(try b.existingObject(with: apollo.objectID) as? Project)
-        #expect(theirs.tags.map(\.label) == ["t1", "t2"])
+        let (store, a, apollo, b, theirs) = try apolloReadByAnotherContainer(kind)
 
         let t3 = Tag(context: a)
         t3.label = "t3"
@@ -121,28 +104,11 @@ struct ObjectGraphFindingsTests {
 
     @Test("A save of an ordered to-many leaves alone the positions of members another save moved elsewhere", arguments: StoreKind.allCases)
     func staleMembersKeepTheirNewOwnersOrder(_ kind: StoreKind) throws {
-        let store = try kind.newStore()
-        let a = try store.container().viewContext
-        a.mergePolicy = .mergeByPropertyObjectTrump
-        let apollo = Project(context: a)
-        apollo.title = "Apollo"
+        let (store, a, apollo, b, theirApollo) = try apolloReadByAnotherContainer(kind)
+
+        // A moves both tags to a new project, Gemini, t2 first, and saves.
         let gemini = Project(context: a)
         gemini.title = "Gemini"
-        for label in ["t1", "t2"] {
-            let tag = Tag(context: a)
-            tag.label = label
-            apollo.tags.append(tag)
-        }
-        try a.save()
-
-        // B, of another container, reads Apollo's tags and merges nothing.
-        let b = try store.container().viewContext
-        b.automaticallyMergesChanges = false
-        b.mergePolicy = .mergeByPropertyObjectTrump
-        let theirApollo = try #require(try b.existingObject(with: apollo.objectID) as? Project)
-        #expect(theirApollo.tags.map(\.label) == ["t1", "t2"])
-
-        // A moves both tags to Gemini, t2 first, and saves.
         let (t1, t2) = (apollo.tags[0], apollo.tags[1])
         t2.project = gemini
         t1.project = gemini
@@ -160,5 +126,30 @@ struct ObjectGraphFindingsTests {
         let readApollo = try #require(try reader.existingObject(with: apollo.objectID) as? Project)
         #expect(readGemini.tags.map(\.label) == ["t2", "t1"], "B's stale list of Apollo did not renumber Gemini's tags")
         #expect(readApollo.tags.map(\.label) == ["t3"])
+    }
+
+    /// A store whose project Apollo has tags t1 and t2, saved by A (merge policy object
+    /// trump), and B, the view context of another container, which read Apollo's tags and
+    /// merges nothing.
+    private func apolloReadByAnotherContainer(_ kind: StoreKind) throws
+        -> (store: TestStore, a: ManagedObjectContext, apollo: Project, b: ManagedObjectContext, theirApollo: Project) {
+        let store = try kind.newStore()
+        let a = try store.container().viewContext
+        a.mergePolicy = .mergeByPropertyObjectTrump
+        let apollo = Project(context: a)
+        apollo.title = "Apollo"
+        for label in ["t1", "t2"] {
+            let tag = Tag(context: a)
+            tag.label = label
+            apollo.tags.append(tag)
+        }
+        try a.save()
+
+        let b = try store.container().viewContext
+        b.automaticallyMergesChanges = false
+        b.mergePolicy = .mergeByPropertyObjectTrump
+        let theirApollo = try #require(try b.existingObject(with: apollo.objectID) as? Project)
+        #expect(theirApollo.tags.map(\.label) == ["t1", "t2"])
+        return (store, a, apollo, b, theirApollo)
     }
 }
