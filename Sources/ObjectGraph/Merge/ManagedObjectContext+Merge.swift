@@ -35,9 +35,11 @@ extension ManagedObjectContext {
             }
         }
         for set in sets {
+            var moves = MemberMoves()
             var deleted = set.deleted
             for deletion in set.deletedEntities { deleted += registered.objects.lazy.map(\.objectID).filter(deletion.contains) }
             for id in deleted {
+                moves.note(id, shown: nil, saved: .deleted, changedKeys: nil)
                 guard let object = registered[id] else { continue }
                 forgetDeleted(object)
                 merged.deleted.insert(id)
@@ -45,6 +47,7 @@ extension ManagedObjectContext {
             for (id, values, version) in set.updated {
                 guard let object = registered[id], !object.isFault else {
                     // Nothing loaded here to update; the row changed all the same.
+                    moves.note(id, shown: nil, saved: .values(values), changedKeys: set.changes.changedKeys[id])
                     merged.updated.insert(id)
                     merged.changedKeys[id] = set.changes.changedKeys[id]
                     continue
@@ -52,6 +55,7 @@ extension ManagedObjectContext {
                 guard !object.isDeleted, version > object.version else { continue }
                 // An undone change is none: such an object takes the save like a clean one.
                 let changed = object.isUpdated ? object.changedSlots() : []
+                moves.note(id, shown: object.values, keeping: Set(changed), saved: .values(values), changedKeys: set.changes.changedKeys[id])
                 if !changed.isEmpty {
                     mergeSaved(values, into: object, keeping: changed)
                     merged.updated.insert(id)
@@ -65,6 +69,7 @@ extension ManagedObjectContext {
                 merged.changedKeys[id] = set.changes.changedKeys[id]
             }
             merged.inserted.formUnion(set.changes.inserted)
+            if !moves.isEmpty { merged.noteOwners(moves.apply(in: self)) }
         }
         post(.objectsDidChange, merged)
     }
@@ -109,17 +114,33 @@ extension ManagedObjectContext {
 
     /// Merges a `.didSave` change set from a context of another coordinator on the same
     /// store file: refreshes the registered objects it names.
+    ///
+    /// The other side of every to-one the save changed follows here too: an object another
+    /// save moved leaves the loaded lists of its old owners in this context, even when the
+    /// saving context did not know those owners (its view was older than the store's).
     public func mergeChanges(fromSaveOf changes: ContextChanges) {
         willAccess()
+        var moves = MemberMoves()
         for id in changes.deleted {
-            guard let object = registered[id], !object.isInserted else { continue }
-            forgetDeleted(object)
+            let object = registered[id]
+            if object?.isInserted == true { continue }
+            moves.note(id, shown: nil, saved: .deleted, changedKeys: nil)
+            if let object { forgetDeleted(object) }
         }
         for id in changes.updated {
-            guard let object = registered[id], !object.isFault else { continue }
+            guard let object = registered[id], !object.isFault else {
+                moves.note(id, shown: nil, saved: .unknown, changedKeys: changes.changedKeys[id])
+                continue
+            }
+            let shown = object.values
+            let changed = Set(object.isUpdated ? object.changedSlots() : [])
             refresh(object, mergeChanges: true)
+            let saved: SavedValues = object.context === self && !object.isFault ? .values(object.values) : .deleted
+            moves.note(id, shown: shown, keeping: changed, saved: saved, changedKeys: changes.changedKeys[id])
         }
-        post(.objectsDidChange, changes)
+        var merged = changes
+        if !moves.isEmpty { merged.noteOwners(moves.apply(in: self)) }
+        post(.objectsDidChange, merged)
     }
 
     /// Brings `object` up to date with the store. With `mergeChanges` false its unsaved
@@ -156,6 +177,16 @@ extension ManagedObjectContext {
         for slot in object.values.indices where object.entity.properties[slot].isTransient { object.values[slot] = local[slot] }
     }
 
+    /// Reads the loaded to-many `relationship` of `object` from the store again, keeping what
+    /// this context added and removed.
+    func reloadToMany(_ object: ManagedObject, _ relationship: RelationshipDescription) {
+        let slot = relationship.slot
+        guard relationship.isToMany, case .objects(let mine) = object.values[slot] else { return }
+        let was = object.snapshot.isEmpty ? mine : object.snapshot[slot].objectIDs ?? mine
+        object.values[slot] = .unloaded
+        reapplyToManyChange(object, relationship, was: was, now: mine)
+    }
+
     /// Sets the to-many `relationship` of `object` (just refreshed) to the members the store
     /// holds, with the change from `was` to `now` applied: this context's additions appended
     /// (in `now`'s order), its removals taken out. An ordered relationship keeps this
@@ -170,5 +201,16 @@ extension ManagedObjectContext {
         for id in now where stored.contains(id) || !was.contains(id) { merged.append(id) }
         for id in stored where !was.contains(id) && !now.contains(id) { merged.append(id) }
         object.values[slot] = .objects(merged)
+    }
+}
+
+extension ContextChanges {
+    /// Notes owners whose side of a relationship a merge corrected (`MemberMoves`).
+    mutating func noteOwners(_ owners: [(owner: ObjectID, key: String)]) {
+        for (owner, key) in owners {
+            guard !deleted.contains(owner), !inserted.contains(owner) else { continue }
+            updated.insert(owner)
+            changedKeys[owner, default: []].insert(key)
+        }
     }
 }

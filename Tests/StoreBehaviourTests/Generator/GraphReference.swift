@@ -391,6 +391,8 @@ struct GraphContextModel {
     /// keeps its old snapshot (their save meets the new version under the merge policy);
     /// deleted ones leave.
     mutating func mergeFromInbox(_ save: GraphSave, store: GraphStore) {
+        let before = objects
+        defer { followMoves(save, before: before) }
         for key in save.deleted { objects[key] = nil }
         for key in save.changed {
             guard var object = objects[key], !object.isDeleted, !object.isInserted, let values = store.values(key) else { continue }
@@ -408,6 +410,8 @@ struct GraphContextModel {
     /// `mergeChanges(fromSaveOf:)`: deleted objects leave, changed ones are refreshed with
     /// their own changes merged.
     mutating func mergeExplicitly(_ save: GraphSave, store: GraphStore) {
+        let before = objects
+        defer { followMoves(save, before: before) }
         for key in save.deleted where objects[key]?.isInserted != true { objects[key] = nil }
         for key in save.changed {
             guard let object = objects[key], !object.isDeleted else { continue }
@@ -417,6 +421,67 @@ struct GraphContextModel {
                 objects[key] = GraphObject(current: values, snapshot: values)
             }
         }
+    }
+}
+
+extension GraphContextModel {
+    /// After a merge, the other side of what the save moved (`MemberMoves` in the library):
+    /// a deleted object leaves every list that names it; an object whose department or
+    /// project the merge changed leaves its old owner's list and joins the new owner's (at
+    /// the end), in what they show and in their snapshots, unless the object changed that
+    /// to-one itself (its own change wins). Locally deleted owners are left as they are.
+    fileprivate mutating func followMoves(_ save: GraphSave, before: [String: GraphObject]) {
+        for deleted in save.deleted {
+            for key in objects.keys where objects[key]?.isDeleted == false {
+                objects[key]!.withBothSides { values in
+                    values.employees.remove(deleted)
+                    values.projects.remove(deleted)
+                    values.members.remove(deleted)
+                    values.tags.removeAll { $0 == deleted }
+                }
+            }
+        }
+        for key in save.changed.sorted() {
+            guard let was = before[key], !was.isDeleted, let now = objects[key] else { continue }
+            func moved(_ path: KeyPath<GraphValues, String?>) -> (old: String?, new: String?)? {
+                if let snapshot = was.snapshot, was.isDirty, snapshot[keyPath: path] != was.current[keyPath: path] { return nil }
+                let (old, new) = (was.current[keyPath: path], now.current[keyPath: path])
+                return old == new ? nil : (old, new)
+            }
+            if let (old, new) = moved(\.department) {
+                if let old { withOwner(old) { $0.employees.remove(key) } }
+                if let new { withOwner(new, unless: { $0.employees.contains(key) }) { $0.employees.insert(key) } }
+            }
+            if let (old, new) = moved(\.project) {
+                if let old { withOwner(old) { $0.tags.removeAll { $0 == key } } }
+                if let new { withOwner(new, unless: { $0.tags.contains(key) }) { $0.tags.append(key) } }
+            }
+        }
+    }
+
+    /// Applies `change` to the registered, not deleted owner `key` (shown and snapshot). With
+    /// `unless` (an addition), nothing changes where the owner knew of the member already
+    /// (its snapshot, or what it shows when it has none), and what it shows changes only
+    /// where it does not show the member.
+    private mutating func withOwner(_ key: String, unless known: ((GraphValues) -> Bool)? = nil,
+                                    _ change: (inout GraphValues) -> Void) {
+        guard var owner = objects[key], !owner.isDeleted else { return }
+        if let known {
+            guard !known(owner.snapshot ?? owner.current) else { return }
+            if owner.snapshot != nil { change(&owner.snapshot!) }
+            if !known(owner.current) { change(&owner.current) }
+        } else {
+            owner.withBothSides(change)
+        }
+        objects[key] = owner
+    }
+}
+
+extension GraphObject {
+    /// Applies `change` to what the object shows and to its snapshot.
+    mutating func withBothSides(_ change: (inout GraphValues) -> Void) {
+        change(&current)
+        if snapshot != nil { change(&snapshot!) }
     }
 }
 

@@ -110,4 +110,76 @@ struct ChangePropagationTests {
             #expect(company.ann.salary == 5555, "a refresh reads the other container's value")
         }
     }
+
+    // MARK: Saves from an older view: the owner an object really left
+
+    /// Moves Ann to Research in `view` and saves; then `stale`, which read Ann in Sales and has
+    /// not merged that save, sends her to Legal (or deletes her) under the object-trump policy.
+    /// Its save names Sales and Legal, the owners it knew, not Research.
+    private static func moveFromAnOlderView(_ stale: ManagedObjectContext, _ view: ManagedObjectContext, _ company: Company,
+                                            deleting: Bool) throws {
+        stale.mergePolicy = .mergeByPropertyObjectTrump
+        let staleAnn = try #require(try stale.fetch(FetchRequest<Employee>(predicate: FetchPredicate("firstName == 'Ann'"))).first)
+        #expect(staleAnn.department?.name == "Sales")
+        company.ann.department = company.research
+        try view.save()
+        if deleting {
+            stale.delete(staleAnn)
+        } else {
+            let legal = try #require(try stale.fetch(FetchRequest<Department>(predicate: FetchPredicate("name == 'Legal'"))).first)
+            staleAnn.department = legal
+        }
+    }
+
+    @Test("A save from another container's older view moves an object: merging it takes the object out of the owner it really left",
+          arguments: StoreKind.allCases, [false, true])
+    func moveFromAnotherContainersOlderView(_ kind: StoreKind, deleting: Bool) throws {
+        let store = try kind.newStore()
+        let mine = try store.container()
+        let view = mine.viewContext
+        let company = try Company.seed(in: view)
+        let theirs = try store.container().viewContext
+        theirs.automaticallyMergesChanges = false
+        try Self.moveFromAnOlderView(theirs, view, company, deleting: deleting)
+        #expect(company.research.employees.map(\.firstName).sorted() == ["Ann", "Li", "Zed"])
+
+        let heard = Locked<ContextChanges?>(nil)
+        let token = theirs.addObserver(for: .didSave) { changes in heard.withLock { $0 = changes } }
+        try theirs.save()
+        theirs.removeObserver(token)
+        if kind.notifiesOtherContainers {
+            #expect(eventually { view.performAndWait { !company.research.employees.contains(company.ann) } })
+        } else {
+            view.mergeChanges(fromSaveOf: try #require(heard.value))
+        }
+
+        #expect(company.research.employees.map(\.firstName).sorted() == ["Li", "Zed"],
+                "Ann left Research in the other save, though that save did not name Research")
+        #expect(!view.hasChanges)
+        if !deleting {
+            #expect(company.ann.department === company.legal)
+            #expect(company.legal.employees.map(\.firstName) == ["Ann"])
+        }
+        let fresh = try store.container().viewContext
+        let research = try #require(try fresh.fetch(FetchRequest<Department>(predicate: FetchPredicate("name == 'Research'"))).first)
+        #expect(research.employees.map(\.firstName).sorted() == ["Li", "Zed"], "the store agrees")
+    }
+
+    @Test("A save from a context of the same container whose view was older (an unsaved change kept through a merge) moves an object: the merging context takes it out of the owner it really left",
+          arguments: StoreKind.allCases, [false, true])
+    func moveFromAnOlderViewInTheSameContainer(_ kind: StoreKind, deleting: Bool) throws {
+        let store = try kind.newStore()
+        let container = try store.container()
+        let view = container.viewContext
+        let company = try Company.seed(in: view)
+        let background = container.newBackgroundContext()
+        background.automaticallyMergesChanges = false
+        try background.performAndWait { try Self.moveFromAnOlderView(background, view, company, deleting: deleting) }
+        try background.performAndWait { try background.save() }
+
+        #expect(company.research.employees.map(\.firstName).sorted() == ["Li", "Zed"],
+                "Ann left Research in the other save, though that save did not name Research")
+        #expect(!view.hasChanges)
+        if !deleting { #expect(company.legal.employees.map(\.firstName) == ["Ann"]) }
+    }
 }
