@@ -13,6 +13,17 @@ extension Record where Self: ManagedObject {
         return request
     }
 
+    /// A fetch request for the entity whose predicate is `format` with `arguments` (parsed
+    /// by the request), sort keys and a limit (sub-entities as
+    /// ``fetchRequest(sortedBy:limit:includesSubentities:)`` says).
+    ///
+    /// - Throws: ``FetchPredicateError`` for a malformed format or a bad argument.
+    public static func fetchRequest(where format: String, argumentArray arguments: [Any?], sortedBy sortKeys: [SortKey] = [],
+                                    limit: Int = 0, includesSubentities: Bool? = nil) throws -> FetchRequest<Self> {
+        try FetchRequest(format: format, argumentArray: arguments, sortDescriptors: sortKeys, fetchLimit: limit,
+                         includesSubentities: includesSubentities ?? shouldFetchRequestsReturnSubentities)
+    }
+
     // MARK: Fetch
 
     /// The objects matching `format` (with `arguments`), sorted and limited.
@@ -25,8 +36,8 @@ extension Record where Self: ManagedObject {
     ///   mismatch; nothing reaches the store then.
     public static func fetch(where format: String, _ arguments: Any?..., sortedBy sortKeys: [SortKey] = [], limit: Int = 0,
                              includesSubentities: Bool? = nil) throws -> [Self] {
-        try fetch(where: FetchPredicate(format, argumentArray: arguments), sortedBy: sortKeys, limit: limit,
-                  includesSubentities: includesSubentities)
+        try contextForCurrentThread.fetch(fetchRequest(where: format, argumentArray: arguments, sortedBy: sortKeys, limit: limit,
+                                                       includesSubentities: includesSubentities))
     }
 
     /// The objects matching `predicate`, sorted and limited; `includesSubentities` overrides
@@ -39,7 +50,7 @@ extension Record where Self: ManagedObject {
 
     /// The first object matching `format` in `sortKeys` order, or nil (a fetch limited to one).
     public static func get(where format: String, _ arguments: Any?..., sortedBy sortKeys: [SortKey] = []) throws -> Self? {
-        try get(where: FetchPredicate(format, argumentArray: arguments), sortedBy: sortKeys)
+        try contextForCurrentThread.fetch(fetchRequest(where: format, argumentArray: arguments, sortedBy: sortKeys, limit: 1)).first
     }
 
     /// The first object matching `predicate` in `sortKeys` order, or nil.

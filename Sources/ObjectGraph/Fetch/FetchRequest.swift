@@ -71,6 +71,26 @@ public struct FetchRequest<Result: ManagedObject>: Sendable {
         self.sortDescriptors = sortDescriptors
     }
 
+    /// A request for the entity of `Result` whose predicate is `format`, parsed here with its
+    /// `%@`, `%K`, `%d`, ... arguments in order, with a sort order, a limit (0: none) and
+    /// whether sub-entities' objects match.
+    ///
+    /// ```swift
+    /// let request = try FetchRequest<Employee>(format: "age > %@", argumentArray: [40],
+    ///                                          sortDescriptors: [SortKey("lastName")], fetchLimit: 5)
+    /// ```
+    ///
+    /// - Throws: ``FetchPredicateError`` for a malformed string, a missing or extra argument,
+    ///   or an argument of an unsupported type (keys are checked against the entity when the
+    ///   request runs).
+    public init(format: String, argumentArray arguments: [Any?], sortDescriptors: [SortKey] = [], fetchLimit: Int = 0,
+                includesSubentities: Bool = true) throws {
+        self.sortDescriptors = sortDescriptors
+        self.fetchLimit = fetchLimit
+        self.includesSubentities = includesSubentities
+        predicate = try FetchPredicate(format, argumentArray: arguments)
+    }
+
     /// A request for every object of the entity of `Result`, in the order of `sortDescriptors`.
     public init(sortDescriptors: [SortKey]) {
         self.sortDescriptors = sortDescriptors

@@ -22,6 +22,14 @@ final class QueryHelperTests: RecordTestCase {
         XCTAssertEqual(Set(try Person.fetch(where: "firstName == %@", "John").map(\.lastName)), ["Smith", "Lee"])
         XCTAssertEqual(try Person.fetch(where: "age > %@", 30, sortedBy: [SortKey("lastName")], limit: 2).map(\.lastName), ["Adams", "Lee"])
         XCTAssertEqual(try Person.fetch(where: \Person.$age < 30).map(\.firstName), ["Li"])
+        XCTAssertEqual(try Person.fetch(where: "age > %@", 50, includesSubentities: false).map(\.firstName), ["John"],
+                       "the Boss (a sub-entity) left out")
+        XCTAssertThrowsError(try Person.fetch(where: "age >")) { error in
+            XCTAssertTrue(error is FetchPredicateError, "\(error)")
+        }
+        let request = try Person.fetchRequest(where: "lastName == %@", argumentArray: ["Smith"], sortedBy: [SortKey("age")], limit: 1)
+        XCTAssertEqual(request.fetchLimit, 1)
+        XCTAssertEqual(try Person.contextForCurrentThread.fetch(request).map(\.firstName), ["Jane"])
     }
 
     func testGetReturnsTheFirstMatchOrNil() throws {

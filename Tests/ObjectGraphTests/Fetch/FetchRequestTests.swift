@@ -36,6 +36,24 @@ final class FetchRequestTests: StoreTestCase {
         }
     }
 
+    func testARequestBuiltFromAFormatStringParsesItAndKeepsItsOtherParts() throws {
+        try seed()
+        let context = try makeContainer(Models.company).viewContext
+        let request = try FetchRequest<Employee>(format: "age > %@ AND firstName != %@", argumentArray: [26, "Cy"],
+                                                 sortDescriptors: [SortKey("age", ascending: false)], fetchLimit: 2,
+                                                 includesSubentities: false)
+        XCTAssertEqual(request.predicate, try FetchPredicate("age > 26 AND firstName != 'Cy'"))
+        XCTAssertEqual(try context.fetch(request).map(\.firstName), ["Ann"], "Eve is a Manager: sub-entities left out")
+        let all = try FetchRequest<Employee>(format: "age > %@", argumentArray: [26], sortDescriptors: [SortKey("firstName")])
+        XCTAssertEqual(try context.fetch(all).map(\.firstName), ["Ann", "Cy", "Eve"])
+        XCTAssertThrowsError(try FetchRequest<Employee>(format: "age >", argumentArray: [])) { error in
+            XCTAssertTrue(error is FetchPredicateError, "a malformed format is the parser's error: \(error)")
+        }
+        XCTAssertThrowsError(try FetchRequest<Employee>(format: "age > %@", argumentArray: [])) { error in
+            XCTAssertTrue(error is FetchPredicateError, "a missing argument too: \(error)")
+        }
+    }
+
     func testLimitAndOffsetPageThroughTheSortedResults() throws {
         try seed()
         let container = try makeContainer(Models.company)
