@@ -1,0 +1,126 @@
+import Foundation
+
+// Commits of other processes (or other containers) on the coordinator's SQLite file, noticed
+// through the writer's `PRAGMA data_version`, read from the persistent history after the
+// last transaction read, and merged into the contexts as the commits of a server store are
+// (`Merge/PersistentStoreCoordinator+Remote.swift`).
+extension PersistentStoreCoordinator {
+    /// How often the file is looked at: the bound on the delay before another process's
+    /// commit reaches this coordinator's contexts (plus the time to read and merge it).
+    static let otherProcessesInterval: DispatchTimeInterval = .milliseconds(100)
+
+    /// Starts the timer that looks for other processes' commits every
+    /// ``otherProcessesInterval``. It holds the coordinator weakly and stops when the
+    /// coordinator goes or its store closes.
+    func watchOtherProcesses(every interval: DispatchTimeInterval = otherProcessesInterval) throws {
+        guard let store = store as? SQLiteStore else { return }
+        // The version now: commits before this moment are not news.
+        let version = try store.withIdleWriter { try Self.dataVersion($0) } ?? nil
+        let timer = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "ObjectGraph.history.watcher"))
+        timer.schedule(deadline: .now() + interval, repeating: interval, leeway: .milliseconds(10))
+        timer.setEventHandler { [weak self, weak store] in
+            guard let self, let store, !store.isClosed else {
+                timer.cancel()
+                return
+            }
+            self.lookForOtherProcesses(store)
+        }
+        let previous = store.history.state.withLock { state -> DispatchSourceTimer? in
+            if state.dataVersion == nil { state.dataVersion = version }
+            defer { state.timer = timer }
+            return state.timer
+        }
+        previous?.cancel()
+        timer.resume()
+    }
+
+    private static func dataVersion(_ connection: SQLiteConnection) throws -> Int64? {
+        try connection.scalar("PRAGMA data_version")?.integerValue
+    }
+
+    /// One look: when another connection committed since the last, merges what it did.
+    func lookForOtherProcesses(_ store: SQLiteStore) {
+        do {
+            // Never waits for a save under way: the next look comes soon.
+            guard let current = try store.withIdleWriter({ try Self.dataVersion($0) }), let current else { return }
+            let changed = store.history.state.withLock { state -> Bool in
+                defer { state.dataVersion = current }
+                return state.dataVersion != current
+            }
+            if changed { try mergeOtherProcesses(store) }
+        } catch {
+            // The store failed (closed, or the file went away): what others did is unknown.
+            logger.warning("reading other processes' commits failed: \(error)")
+            refreshEverything()
+        }
+    }
+
+    /// Reads the transactions after the last one read, leaves out this store's own, and
+    /// merges the others' changes; when another connection committed but no transaction of
+    /// its is there (it records no history), refreshes everything instead.
+    func mergeOtherProcesses(_ store: SQLiteStore) throws {
+        let last = store.history.state.withLock { $0.lastRead }
+        let transactions = try store.historyTransactions(after: last)
+        let foreign = store.history.state.withLock { state -> [HistoryTransaction] in
+            guard let newest = transactions.last?.token.transactionNumber else { return [] }
+            state.lastRead = max(state.lastRead, newest)
+            let mine = state.own
+            state.own = state.own.filter { $0 > newest }
+            return transactions.filter { !mine.contains($0.token.transactionNumber) }
+        }
+        guard !foreign.isEmpty else {
+            refreshEverything()
+            return
+        }
+        let changes = try changeSet(of: foreign, store)
+        if !changes.changes.isEmpty || !changes.deleted.isEmpty { broadcastRemote(changes) }
+    }
+
+    /// The change set of `transactions` (in order): an object inserted and deleted again is
+    /// left out, an updated object that was deleted later is a delete, and updated objects
+    /// carry their rows as stored now.
+    func changeSet(of transactions: [HistoryTransaction], _ store: SQLiteStore) throws -> ChangeSet {
+        var inserted: [ObjectID] = []
+        var insertedSet = Set<ObjectID>()
+        var updatedKeys: [ObjectID: Set<String>?] = [:]
+        var updatedOrder: [ObjectID] = []
+        var deleted: [ObjectID] = []
+        for change in transactions.lazy.flatMap(\.changes) {
+            let id = change.changedObjectID
+            switch change.changeType {
+            case .insert:
+                if insertedSet.insert(id).inserted { inserted.append(id) }
+                deleted.removeAll { $0 == id }
+            case .update:
+                guard !insertedSet.contains(id) else { continue }
+                if let known = updatedKeys[id] {
+                    if let known, let more = change.updatedProperties { updatedKeys[id] = known.union(more) } else { updatedKeys[id] = .some(nil) }
+                } else {
+                    updatedKeys[id] = .some(change.updatedProperties)
+                    updatedOrder.append(id)
+                }
+            case .delete:
+                updatedKeys[id] = nil
+                if insertedSet.remove(id) != nil {
+                    inserted.removeAll { $0 == id }
+                } else {
+                    deleted.append(id)
+                }
+            }
+        }
+        var set = ChangeSet()
+        set.inserted = inserted
+        set.deleted = deleted
+        let updated = updatedOrder.filter { updatedKeys[$0] != nil }
+        if !updated.isEmpty {
+            try store.rows(of: updated) { row in set.updated.append((row.id, row.values, row.version)) }
+        }
+        set.changes.inserted = Set(inserted)
+        set.changes.updated = Set(set.updated.map(\.id))
+        set.changes.deleted = Set(deleted)
+        for id in set.changes.updated {
+            if case .some(.some(let keys)) = updatedKeys[id] { set.changes.changedKeys[id] = keys }
+        }
+        return set
+    }
+}
