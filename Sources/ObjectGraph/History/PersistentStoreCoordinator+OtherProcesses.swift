@@ -57,21 +57,26 @@ extension PersistentStoreCoordinator {
 
     /// Reads the transactions after the last one read, leaves out this store's own, and
     /// merges the others' changes; when another connection committed but no transaction of
-    /// its is there (it records no history), refreshes everything instead.
+    /// its is there (it records no history), or some were pruned before they were read here,
+    /// refreshes everything too.
     func mergeOtherProcesses(_ store: SQLiteStore) throws {
         let last = store.history.state.withLock { $0.lastRead }
         let transactions = try store.historyTransactions(after: last)
-        let foreign = store.history.state.withLock { state -> [HistoryTransaction] in
-            guard let newest = transactions.last?.token.transactionNumber else { return [] }
+        let (foreign, missed) = store.history.state.withLock { state -> ([HistoryTransaction], Bool) in
+            guard let oldest = transactions.first?.token.transactionNumber,
+                  let newest = transactions.last?.token.transactionNumber else { return ([], false) }
             state.lastRead = max(state.lastRead, newest)
             let mine = state.own
             state.own = state.own.filter { $0 > newest }
-            return transactions.filter { !mine.contains($0.token.transactionNumber) }
+            // Transaction numbers are handed out one after the other: a number between the last
+            // one read and the oldest one left that is not this store's own belongs to a
+            // transaction another process pruned before it was read here.
+            let skipped = oldest - last - 1
+            let ownSkipped = Int64(mine.count { $0 > last && $0 < oldest })
+            return (transactions.filter { !mine.contains($0.token.transactionNumber) }, skipped > ownSkipped)
         }
-        guard !foreign.isEmpty else {
-            refreshEverything()
-            return
-        }
+        if foreign.isEmpty || missed { refreshEverything() }
+        guard !foreign.isEmpty else { return }
         let changes = try changeSet(of: foreign, store)
         if !changes.changes.isEmpty || !changes.deleted.isEmpty { broadcastRemote(changes) }
     }

@@ -1,5 +1,5 @@
 import Foundation
-import ObjectGraph
+@testable import ObjectGraph
 import Synchronization
 import XCTest
 
@@ -222,5 +222,41 @@ final class ScriptedWriter: @unchecked Sendable {  // `lines` is behind its mute
         if process.isRunning { process.terminate() }
         process.waitUntilExit()
         outputPipe.fileHandleForReading.readabilityHandler = nil
+    }
+}
+
+/// Transactions another process pruned before this container read them.
+final class PrunedHistoryMergeTests: StoreTestCase {
+    func testTransactionsPrunedBeforeTheyWereReadRefreshWhatTheContextHolds() throws {
+        let mine = try PersistentContainer(name: "Mine", entities: Models.company, storeURL: storeURL, options: [.persistentHistory])
+        let view = mine.viewContext
+        let sales = Department(context: view)
+        sales.name = "Sales"
+        try view.save()
+        let theirs = try PersistentContainer(name: "Theirs", entities: Models.company, storeURL: storeURL)
+        let background = theirs.newBackgroundContext()
+        let salesID = try translate(sales.objectID, to: theirs)
+        // While this container's watcher cannot look (its writer is held), the other one
+        // changes Sales, saves once more, and prunes the first of its transactions.
+        try holdingWriter(of: mine) {
+            try background.performAndWait {
+                try self.object(Department.self, salesID, in: background).budget = 77
+                try background.save()
+                let pruned = try XCTUnwrap(theirs.currentHistoryToken())
+                Department(context: background).name = "Marketing"
+                try background.save()
+                try theirs.deleteHistory(before: pruned)
+            }
+        }
+        let deadline = Date().addingTimeInterval(5)
+        while sales.budget != 77 && Date() < deadline { RunLoop.main.run(until: Date().addingTimeInterval(0.005)) }
+        XCTAssertEqual(sales.budget, 77, "a change whose transaction was pruned unread is not lost: the context refreshed")
+    }
+
+    /// Runs `body` while `container`'s store writer is held, so that its watcher skips its looks.
+    private func holdingWriter(of container: PersistentContainer, _ body: () throws -> Void) throws {
+        let store = try XCTUnwrap(container.persistentStoreCoordinator.store as? SQLiteStore)
+        let ran: Void? = try store.withIdleWriter { _ in try body() }
+        XCTAssertNotNil(ran)
     }
 }
