@@ -7,7 +7,8 @@ extension SQLiteStore {
     /// record history.
     @discardableResult
     func startRecordingHistory(create: Bool) throws -> Bool {
-        var schema = try read { try HistorySchema.read($0) }
+        // On the writer, idle while the store opens (no reader connection is opened for it).
+        var schema = try withIdleWriter { try HistorySchema.read($0) } ?? read { try HistorySchema.read($0) }
         if schema == nil && create {
             if isReadOnly {
                 throw StoreError(.readOnly, url: url, "the store has no persistent-history tables, and a store opened with options: [.readOnly] cannot create them; open it once without .readOnly with options: [.persistentHistory]")
