@@ -61,7 +61,10 @@ final class OtherProcessCommitTests: StoreTestCase {
         XCTAssertTrue(bob.isDeleted || bob.managedObjectContext == nil, "Bob was deleted elsewhere")
         XCTAssertTrue(mergedOnMain, "merged on the main queue")
         XCTAssertFalse(view.hasChanges)
-        let remote = heard.withLock { $0 }.filter { $0.contextName == "(another process)" }
+        // The change observers hear the commit right after its merge is scheduled on the main queue.
+        func remoteCommits() -> [CommittedChanges] { heard.withLock { $0 }.filter { $0.contextName == "(another process)" } }
+        XCTAssertTrue(runMainQueue { !remoteCommits().isEmpty })
+        let remote = remoteCommits()
         XCTAssertEqual(remote.count, 1, "\(heard.withLock { $0 })")
         XCTAssertEqual(remote.first?.inserted.map(\.uriRepresentation), [cyID.uriRepresentation])
         XCTAssertEqual(remote.first?.updated, [ann.objectID])
