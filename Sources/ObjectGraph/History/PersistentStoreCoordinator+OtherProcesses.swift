@@ -3,7 +3,8 @@ import Foundation
 // Commits of other processes (or other containers) on the coordinator's SQLite file, noticed
 // through the writer's `PRAGMA data_version`, read from the persistent history after the
 // last transaction read, and merged into the contexts as the commits of a server store are
-// (`Merge/PersistentStoreCoordinator+Remote.swift`).
+// (`Merge/PersistentStoreCoordinator+Remote.swift`). A commit another connection made
+// without history (no transaction of its is found) refreshes what the contexts hold.
 extension PersistentStoreCoordinator {
     /// How often the file is looked at: the bound on the delay before another process's
     /// commit reaches this coordinator's contexts (plus the time to read and merge it).
@@ -38,16 +39,16 @@ extension PersistentStoreCoordinator {
         try connection.scalar("PRAGMA data_version")?.integerValue
     }
 
-    /// One look: when another connection committed since the last, merges what it did.
+    /// One look: when another connection committed since the last, reads what it did and
+    /// merges it into the contexts like a local save.
     func lookForOtherProcesses(_ store: SQLiteStore) {
         do {
             // Never waits for a save under way: the next look comes soon.
-            guard let current = try store.withIdleWriter({ try Self.dataVersion($0) }), let current else { return }
-            let changed = store.history.state.withLock { state -> Bool in
-                defer { state.dataVersion = current }
-                return state.dataVersion != current
-            }
-            if changed { try mergeOtherProcesses(store) }
+            guard let found = try store.withIdleWriter({ try readOtherProcesses(store, on: $0) }), let found else { return }
+            if found.foreign.isEmpty || found.missed { refreshEverything() }
+            guard !found.foreign.isEmpty else { return }
+            let changes = try changeSet(of: found.foreign, store)
+            if !changes.changes.isEmpty || !changes.deleted.isEmpty { broadcastRemote(changes) }
         } catch {
             // The store failed (closed, or the file went away): what others did is unknown.
             logger.warning("reading other processes' commits failed: \(error)")
@@ -55,14 +56,28 @@ extension PersistentStoreCoordinator {
         }
     }
 
-    /// Reads the transactions after the last one read, leaves out this store's own, and
-    /// merges the others' changes; when another connection committed but no transaction of
-    /// its is there (it records no history), or some were pruned before they were read here,
-    /// refreshes everything too.
-    func mergeOtherProcesses(_ store: SQLiteStore) throws {
-        let last = store.history.state.withLock { $0.lastRead }
-        let transactions = try store.historyTransactions(after: last)
-        let (foreign, missed) = store.history.state.withLock { state -> ([HistoryTransaction], Bool) in
+    /// On the idle writer, in one read transaction (so the version and the history are of one
+    /// snapshot): nil when no other connection committed since the last look; else the
+    /// transactions after the last one read that are not this store's own, and whether some
+    /// were pruned before they could be read here. With nothing from another connection,
+    /// every transaction since the last look is this store's own: they are read past without
+    /// reading them, so the list of own transactions never grows.
+    private func readOtherProcesses(_ store: SQLiteStore, on writer: SQLiteConnection) throws -> (foreign: [HistoryTransaction], missed: Bool)? {
+        guard let schema = store.history.schema else { return nil }
+        try writer.execute("BEGIN")
+        defer { try? writer.execute("COMMIT") }   // a read transaction: nothing to commit
+        _ = try writer.scalar("SELECT MAX(Z_PK) FROM ATRANSACTION")   // starts the snapshot
+        guard let current = try Self.dataVersion(writer) else { return nil }
+        let last = store.history.state.withLock { state -> Int64? in
+            defer { state.dataVersion = current }
+            guard state.dataVersion == current else { return state.lastRead }
+            if let newest = state.own.max() { state.lastRead = max(state.lastRead, newest) }
+            state.own.removeAll()
+            return nil
+        }
+        guard let last else { return nil }
+        let transactions = try store.readHistory(on: writer, schema: schema, after: last)
+        return store.history.state.withLock { state in
             guard let oldest = transactions.first?.token.transactionNumber,
                   let newest = transactions.last?.token.transactionNumber else { return ([], false) }
             state.lastRead = max(state.lastRead, newest)
@@ -75,10 +90,6 @@ extension PersistentStoreCoordinator {
             let ownSkipped = Int64(mine.count { $0 > last && $0 < oldest })
             return (transactions.filter { !mine.contains($0.token.transactionNumber) }, skipped > ownSkipped)
         }
-        if foreign.isEmpty || missed { refreshEverything() }
-        guard !foreign.isEmpty else { return }
-        let changes = try changeSet(of: foreign, store)
-        if !changes.changes.isEmpty || !changes.deleted.isEmpty { broadcastRemote(changes) }
     }
 
     /// The change set of `transactions` (in order): an object inserted and deleted again is

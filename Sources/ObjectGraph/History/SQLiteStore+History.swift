@@ -55,6 +55,13 @@ extension SQLiteStore {
     /// oldest first, with their changes; at most `limit` (0: all).
     func historyTransactions(after number: Int64, since date: Date? = nil, limit: Int = 0) throws -> [HistoryTransaction] {
         let schema = try requireHistorySchema()
+        return try read { try readHistory(on: $0, schema: schema, after: number, since: date, limit: limit) }
+    }
+
+    /// ``historyTransactions(after:since:limit:)`` on `connection` (inside its transaction,
+    /// when it has one: the transactions of one snapshot).
+    func readHistory(on connection: SQLiteConnection, schema: HistorySchema, after number: Int64, since date: Date? = nil,
+                     limit: Int = 0) throws -> [HistoryTransaction] {
         var selects = ["t.Z_PK", schema.transactionColumns.contains("ZTIMESTAMP") ? "t.ZTIMESTAMP" : "NULL"]
         var joins: [String] = []
         for (index, field) in HistorySchema.stringFields.enumerated() {
@@ -73,7 +80,7 @@ extension SQLiteStore {
         let entities = Dictionary(layout.numbers.compactMap { name, number in model.entitiesByName[name].map { (number, $0) } },
                                   uniquingKeysWith: { first, _ in first })
         let columnsSQL = schema.changeColumns.contains("ZCOLUMNS") ? "ZCOLUMNS" : "NULL"
-        return try read { connection in
+        do {
             var rows: [(number: Int64, timestamp: Double?, strings: [String?])] = []
             try connection.query(sql, arguments) { row in
                 rows.append((row.int64(0), row.isNull(1) ? nil : row.double(1), (2..<6).map { row.textUnlessNull(Int32($0)) }))

@@ -263,3 +263,21 @@ final class PrunedHistoryMergeTests: StoreTestCase {
         XCTAssertNotNil(ran)
     }
 }
+
+/// What the watcher keeps about this store's own transactions.
+final class OwnTransactionTests: StoreTestCase {
+    func testOwnTransactionsAreForgottenWhenNobodyElseCommits() throws {
+        let container = try PersistentContainer(name: "Mine", entities: Models.company, storeURL: storeURL, options: [.persistentHistory])
+        let context = container.viewContext
+        for index in 0..<50 {
+            Department(context: context).name = "D\(index)"
+            try context.save()
+        }
+        let store = try XCTUnwrap(container.persistentStoreCoordinator.store as? SQLiteStore)
+        let deadline = Date().addingTimeInterval(3)
+        while store.history.state.withLock({ $0.own.count }) > 0 && Date() < deadline { usleep(10_000) }
+        XCTAssertEqual(store.history.state.withLock { $0.own.count }, 0,
+                       "a process that commits alone keeps no list of its transactions that grows with every save")
+        XCTAssertEqual(store.history.state.withLock { $0.lastRead }, 50)
+    }
+}
