@@ -36,7 +36,9 @@ public enum ManagedRecord {
     ///   - options: `[.readOnly]` opens an existing store for reading only (commits throw
     ///     ``StoreError`` `.readOnly`); `[.allowsDroppingData]` lets a migration drop entities
     ///     and properties the model no longer has, which otherwise throws ``MigrationError``
-    ///     `.wouldDropData` (see ``PersistentContainer/Options``).
+    ///     `.wouldDropData`; `[.persistentHistory]` records Core Data's persistent history
+    ///     with every commit and merges other processes' commits (docs/history.md) (see
+    ///     ``PersistentContainer/Options``).
     /// - Throws: ``ModelError`` for an invalid model, ``StoreError`` when the store cannot
     ///   be opened, `CocoaError` when the seed store cannot be copied.
     @discardableResult

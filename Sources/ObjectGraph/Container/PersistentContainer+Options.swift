@@ -48,5 +48,22 @@ extension PersistentContainer {
         /// let container = try PersistentContainer(name: "Shared", model: model, storeURL: url, options: [.keepsProcessUmask])
         /// ```
         public static let keepsProcessUmask = Options(rawValue: 1 << 2)
+
+        /// Record Core Data's persistent history (`NSPersistentHistoryTrackingKey`): every save
+        /// and batch request also writes, in the same SQLite transaction, one `ATRANSACTION` row
+        /// (time, the context's ``ManagedObjectContext/transactionAuthor`` and name, the
+        /// process) and one `ACHANGE` row per inserted, updated and deleted object. Read it
+        /// with ``PersistentContainer/history(after:)``, prune it with
+        /// ``PersistentContainer/deleteHistory(before:)``. The container also watches the
+        /// file for other processes' commits and merges them into its contexts like its own
+        /// saves (docs/history.md). A store that already has the tables (a store from an
+        /// Apple device with history tracking) records history whether or not this is set.
+        /// SQLite stores only: a PostgreSQL store throws ``HistoryError`` `.unsupportedStore`.
+        ///
+        /// ```swift
+        /// let container = try PersistentContainer(name: "Company", entities: entities, storeURL: url, options: [.persistentHistory])
+        /// container.viewContext.transactionAuthor = "importer"
+        /// ```
+        public static let persistentHistory = Options(rawValue: 1 << 3)
     }
 }

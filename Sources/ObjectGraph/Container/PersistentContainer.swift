@@ -101,6 +101,7 @@ public final class PersistentContainer: Sendable {
         case .file(let file): url = file
         case .inMemory: url = nil
         case .server(let server):
+            if options.contains(.persistentHistory) { throw HistoryError.unsupportedServerStore }
             persistentStoreCoordinator = try PersistentStoreCoordinator(model: model, server: server, readOnly: options.contains(.readOnly))
             viewContext = ManagedObjectContext(coordinator: persistentStoreCoordinator, concurrencyType: MainQueue.isCurrent ? .mainQueue : .confined, name: "\(name).viewContext")
             return
@@ -110,6 +111,12 @@ public final class PersistentContainer: Sendable {
                                     fileMode: StoreFileMode(options))
         persistentStoreCoordinator = PersistentStoreCoordinator(model: model, store: store)
         viewContext = ManagedObjectContext(coordinator: persistentStoreCoordinator, concurrencyType: MainQueue.isCurrent ? .mainQueue : .confined, name: "\(name).viewContext")
+        do {
+            try persistentStoreCoordinator.startHistory(creatingTables: options.contains(.persistentHistory))
+        } catch {
+            store.close()
+            throw error
+        }
     }
 
     /// A new private-queue context on the same store: use it inside `perform`. Its saves

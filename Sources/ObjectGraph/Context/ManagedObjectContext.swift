@@ -43,8 +43,13 @@ public final class ManagedObjectContext: @unchecked Sendable {  // must reach pe
     /// A coordinator opens its store once and never replaces it (`let`), so the context
     /// keeps it from the start instead of asking the coordinator on every request.
     let store: any PersistentStore
-    /// A name for messages and logs.
+    /// A name for messages and logs; the persistent history records it with each save
+    /// (``HistoryTransaction/contextName``).
     public var name: String
+    /// Who saves, as the persistent history records it with each save of this context
+    /// (``HistoryTransaction/author``, Core Data's `transactionAuthor`): set it before a
+    /// save to tell an importer's commits from the user's. Nil records none.
+    public var transactionAuthor: String?
     /// How a save resolves rows changed by someone else since they were read.
     public var mergePolicy: MergePolicy = .error
     /// Whether saves of other contexts on the same coordinator are merged into this one

@@ -44,6 +44,8 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {  // mutable
     init(model: ManagedObjectModel, storeURL url: URL?, migrate: Bool = true, readOnly: Bool = false, migrator: StoreMigrator) throws {
         managedObjectModel = model
         store = try SQLiteStore(model: model, url: url, migrate: migrate, readOnly: readOnly, migrator: migrator)
+        // A store with Core Data's history tables records history and hears other processes.
+        try startHistory(creatingTables: false)
     }
 
     /// Opens (or creates) the store of `model` on a database server (see

@@ -47,7 +47,8 @@ extension ManagedObjectContext {
         try validate(inserted: inserted, updated: updated, deleted: deleted, layout)
 
         let coordinator = persistentStoreCoordinator
-        let outcome = try store.save(SaveRequest(policy: mergePolicy, inserted: inserted, updated: updated, deleted: deleted))
+        let outcome = try store.save(SaveRequest(policy: mergePolicy, inserted: inserted, updated: updated, deleted: deleted,
+                                                  author: transactionAuthor, contextName: name))
         apply(outcome, inserted: inserted, updated: updated, deleted: deleted, layout)
         // Derived attributes an Apple store's triggers recomputed: cached rows are stale.
         if outcome.recomputedRows { coordinator.rowCache.removeAll() }

@@ -138,6 +138,10 @@ struct SaveRequest {
     let inserted: [ManagedObject]
     let updated: [Update]
     let deleted: [ManagedObject]
+    /// The saving context's ``ManagedObjectContext/transactionAuthor`` and name, recorded in
+    /// the persistent history (History/).
+    var author: String? = nil
+    var contextName: String? = nil
 }
 
 /// What a save decided, applied to the context only after the store committed.

@@ -9,14 +9,17 @@ struct TortureTally {
     var savesReturned = 0
     var inFlightCommitted = 0
     var verified = 0
+    /// Verifications that found the persistent history consistent with the rows.
+    var historyChecked = 0
 }
 
 /// The parent: starts `run` children on one store, alternating explicit contexts and the
 /// class-level helpers, kills each with SIGKILL after a random delay, and verifies the store
 /// after every kill. Stops at the first failure with what was found.
-func torture(kills: Int, folder: URL, seed: UInt64, maxDelayMilliseconds: Int) throws -> TortureTally {
+func torture(kills: Int, folder: URL, seed: UInt64, maxDelayMilliseconds: Int, history: Bool = false) throws -> TortureTally {
     try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
     let storeURL = folder.appendingPathComponent("Crash.sqlite")
+    if history { try createHistoryStore(storeURL) }
     let journal = Journal(url: folder.appendingPathComponent("journal.txt"))
     let log = folder.appendingPathComponent("child.log")
     let me = URL(fileURLWithPath: CommandLine.arguments[0])
@@ -54,6 +57,7 @@ func torture(kills: Int, folder: URL, seed: UInt64, maxDelayMilliseconds: Int) t
 
         let verdict = try verify(storeURL: storeURL, journal: journal)
         tally.verified += 1
+        if verdict.historyChecked { tally.historyChecked += 1 }
         if let kind = verdict.killedDuring {
             tally.killsMidSave += 1
             if kind == "batch" { tally.killsDuringBatchDelete += 1 }

@@ -11,6 +11,8 @@ struct Verdict {
     /// The kind of the save in flight when the process was killed ("change", "batch",
     /// "create"), or nil when it was killed between saves.
     var killedDuring: String?
+    /// The store records persistent history, and it agreed with the rows (HistoryCheck.swift).
+    var historyChecked = false
 }
 
 /// Checks the store at `storeURL` against `journal`: `PRAGMA integrity_check` is ok, the
@@ -32,6 +34,7 @@ func verify(storeURL: URL, journal: Journal) throws -> Verdict {
 
     let session = try ExplicitSession(storeURL: storeURL)
     defer { session.container.persistentStoreCoordinator.close() }
+    let historyChecked = try session.run { try verifyHistory(session.container, context: session.context) }
     let digest: String? = try session.run {
         try session.fetchGraph().map { try Mirror(graph: $0).digest }
     }
@@ -39,14 +42,14 @@ func verify(storeURL: URL, journal: Journal) throws -> Verdict {
         guard lastCommitted == nil else {
             throw WorkloadFailure("LOST: the store is empty, but save \(entries[lastCommitted!].number) committed")
         }
-        return Verdict(state: -1, inFlight: false, killedDuring: killedDuring)
+        return Verdict(state: -1, inFlight: false, killedDuring: killedDuring, historyChecked: historyChecked)
     }
     if let lastCommitted, entries[lastCommitted].digest == digest {
-        return Verdict(state: entries[lastCommitted].number, inFlight: false, killedDuring: killedDuring)
+        return Verdict(state: entries[lastCommitted].number, inFlight: false, killedDuring: killedDuring, historyChecked: historyChecked)
     }
     if let inFlight, entries[inFlight].digest == digest {
         journal.append("found \(entries[inFlight].number)")
-        return Verdict(state: entries[inFlight].number, inFlight: true, killedDuring: killedDuring)
+        return Verdict(state: entries[inFlight].number, inFlight: true, killedDuring: killedDuring, historyChecked: historyChecked)
     }
     if let older = entries.lastIndex(where: { $0.digest == digest }) {
         throw WorkloadFailure("LOST: the store holds the state of save \(entries[older].number), older than save \(lastCommitted.map { entries[$0].number } ?? -1), which committed")

@@ -5,8 +5,9 @@
 //   CrashWorkload verify <store> <journal>
 //       checks the store after a kill: integrity, inverses, the ledger invariant, and that
 //       its content is the state of the last committed save or of the one in flight.
-//   CrashWorkload torture <kills> <folder> [seed] [max delay ms]
-//       the parent: starts children, SIGKILLs each at a random moment, verifies after each.
+//   CrashWorkload torture <kills> <folder> [seed] [max delay ms] [history]
+//       the parent: starts children, SIGKILLs each at a random moment, verifies after each;
+//       with `history`, on a store that records persistent history, which is checked too.
 //   CrashWorkload migrate-torture <kills> <folder> [seed] [rows] [max delay ms]
 //       the same for a lightweight migration: a child migrates a store, the parent kills
 //       it and checks the store is wholly one version and migrates with every row.
@@ -30,7 +31,7 @@ func usage() -> Never {
     FileHandle.standardError.write(Data("""
         usage: CrashWorkload run <explicit|helpers> <store> <journal> <seed> [saves]
                CrashWorkload verify <store> <journal>
-               CrashWorkload torture <kills> <folder> [seed] [max delay ms]
+               CrashWorkload torture <kills> <folder> [seed] [max delay ms] [history]
                CrashWorkload migrate-torture <kills> <folder> [seed] [rows] [max delay ms]
                CrashWorkload backup-torture <kills> <folder> [seed] [rows] [max delay ms]
                CrashWorkload backup-under-writer <backups> <folder> [seed]
@@ -55,8 +56,9 @@ do {
         guard let kills = Int(arguments[1]) else { usage() }
         let seed = arguments.count > 3 ? UInt64(arguments[3]) ?? 1 : 1
         let delay = arguments.count > 4 ? Int(arguments[4]) ?? 300 : 300
-        let tally = try torture(kills: kills, folder: URL(fileURLWithPath: arguments[2]), seed: seed, maxDelayMilliseconds: delay)
-        print("torture ok: kills=\(tally.kills) explicit=\(tally.killsByMode["explicit"] ?? 0) helpers=\(tally.killsByMode["helpers"] ?? 0) midSave=\(tally.killsMidSave) duringBatchDelete=\(tally.killsDuringBatchDelete) inFlightCommitted=\(tally.inFlightCommitted) savesReturned=\(tally.savesReturned) storesVerified=\(tally.verified) lost=0 halfApplied=0")
+        let history = arguments.count > 5 && arguments[5] == "history"
+        let tally = try torture(kills: kills, folder: URL(fileURLWithPath: arguments[2]), seed: seed, maxDelayMilliseconds: delay, history: history)
+        print("torture ok: kills=\(tally.kills) historyChecked=\(tally.historyChecked) explicit=\(tally.killsByMode["explicit"] ?? 0) helpers=\(tally.killsByMode["helpers"] ?? 0) midSave=\(tally.killsMidSave) duringBatchDelete=\(tally.killsDuringBatchDelete) inFlightCommitted=\(tally.inFlightCommitted) savesReturned=\(tally.savesReturned) storesVerified=\(tally.verified) lost=0 halfApplied=0")
     case "migrate" where arguments.count == 2:
         try migrateChild(storeURL: URL(fileURLWithPath: arguments[1]))
     case "migrate-and-add" where arguments.count == 3:

@@ -15,6 +15,11 @@
 //
 // Prints `store writer <role> ok: increments=N conflicts=M`, or what went wrong (exit 1).
 //
+//   StoreWriter sqlite <path> script
+//
+// Runs insert/update/delete commands read from its input, with persistent history on
+// (Script.swift).
+//
 //   StoreWriter <sqlite|postgres> <path or URL> tasks <n>
 //
 // Opens the store from <n> child tasks at once, on Swift's cooperative pool (as async code
@@ -39,6 +44,9 @@ struct Failure: Error, CustomStringConvertible {
 }
 
 let arguments = CommandLine.arguments
+if arguments.count == 4, arguments[3] == "script" {
+    runScript(kind: arguments[1], place: arguments[2])
+}
 if arguments.count == 5, arguments[3] == "tasks", let tasks = Int(arguments[4]) {
     openFromTasks(tasks, kind: arguments[1], place: arguments[2])
 }

@@ -27,6 +27,9 @@ final class SQLiteStore: PersistentStore {
     /// holds its snapshot, commits skip the checkpoint, which could only wait for it.
     let runningBackups = Locked(0)
     private var idleReaders: [SQLiteConnection] = []
+    /// The store's persistent history: recorded with every save when the store has Core
+    /// Data's history tables (History/).
+    let history = SQLiteHistory()
     /// Set by tests to record every statement executed on any of this store's connections.
     var trace: (@Sendable (String) -> Void)? {
         get { traceLock.withLock { storedTrace } }
@@ -176,6 +179,20 @@ final class SQLiteStore: PersistentStore {
             } catch let error as SQLiteError {
                 throw StoreError(error, url: url)
             }
+        }
+    }
+
+    /// Runs `body` on the writer when no write holds it, outside any transaction; nil (and
+    /// `body` not run) when a write is under way or the store is closed. For looks that
+    /// must never wait for a save (``SQLiteHistory``'s watcher).
+    func withIdleWriter<T>(_ body: (SQLiteConnection) throws -> T) throws -> T? {
+        guard writeLock.try() else { return nil }
+        defer { writeLock.unlock() }
+        if isClosed { return nil }
+        do {
+            return try body(writer)
+        } catch let error as SQLiteError {
+            throw StoreError(error, url: url)
         }
     }
 

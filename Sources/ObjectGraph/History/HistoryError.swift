@@ -1,0 +1,34 @@
+import Foundation
+
+/// Why a persistent-history request could not be answered. Nothing was changed.
+public struct HistoryError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// What went wrong.
+    public struct Code: Hashable, Sendable, CustomStringConvertible {
+        let name: String
+        /// The store records no history: it has no `ATRANSACTION` table. Open it once with
+        /// `options: [.persistentHistory]` (not read-only) to start recording.
+        public static let notRecorded = Code(name: "notRecorded")
+        /// The token belongs to another store (its UUID differs).
+        public static let otherStore = Code(name: "otherStore")
+        /// The store kind records no history here (a PostgreSQL store pushes other
+        /// processes' commits through `LISTEN`/`NOTIFY` instead).
+        public static let unsupportedStore = Code(name: "unsupportedStore")
+        public var description: String { name }
+    }
+
+    /// What went wrong.
+    public let code: Code
+    /// What happened and what to do, for a person.
+    public let message: String
+
+    init(_ code: Code, _ message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    public var description: String { "HistoryError.\(code): \(message)" }
+}
+
+extension HistoryError {
+    static let unsupportedServerStore = HistoryError(.unsupportedStore, "persistent history (options: [.persistentHistory]) is recorded in SQLite stores only; a PostgreSQL store pushes other processes' commits by itself (LISTEN/NOTIFY), so open it without the option")
+}
