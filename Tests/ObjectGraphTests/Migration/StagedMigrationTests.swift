@@ -130,6 +130,19 @@ final class StagedMigrationTests: StoreTestCase {
         XCTAssertNotEqual(storeBytes(storeURL), before)
     }
 
+    func testACustomStageWithinOneVersionFixesDataBeforeTheNextStage() throws {
+        try writeVersion1(["Ada Lovelace", "Grace Brewster Hopper", "Plato"])
+        let (v1, v2) = (try version([ContactV1.self]), try version([ContactV2.self]))
+        let prefix = MigrationStage.custom(from: v1, to: v1, label: "prefix phones", willMigrate: { context in
+            for contact in try context.fetch(FetchRequest<ContactV1>()) { contact.phone = "+1 " + contact.phone }
+        })
+        let container = try PersistentContainer(name: "Test", model: v2, location: .file(storeURL),
+                                                stagedMigration: StagedMigrationManager([prefix, .lightweight(from: v1, to: v2)]))
+        let contacts = try container.viewContext.fetch(FetchRequest<ContactV2>(sortDescriptors: [SortKey("telephone")]))
+        XCTAssertEqual(contacts.map(\.telephone), ["+1 555-0", "+1 555-1", "+1 555-2"], "the stage ran once, then the next stage carried its values")
+        XCTAssertEqual(try migrationLeftovers(storeURL), [])
+    }
+
     // MARK: Model-file bundles
 
     private func contactEntity(_ attributes: String) -> String {
