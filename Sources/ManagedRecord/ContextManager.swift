@@ -55,6 +55,7 @@ public final class ContextManager: @unchecked Sendable {  // mutable state behin
     private let location: PersistentContainer.Location
     private let seedStore: URL?
     private let options: PersistentContainer.Options
+    private let stagedMigration: StagedMigrationManager?
     private let lock = NSLock()
     private var policy: MergePolicy
     private var container: PersistentContainer
@@ -69,20 +70,23 @@ public final class ContextManager: @unchecked Sendable {  // mutable state behin
     @TaskLocal static var taskContexts: [ObjectIdentifier: TaskContexts] = [:]
 
     init(name: String, model: ManagedObjectModel, location: PersistentContainer.Location, seedStore: URL?, mergePolicy: MergePolicy,
-         options: PersistentContainer.Options = []) throws {
+         options: PersistentContainer.Options = [], stagedMigration: StagedMigrationManager? = nil) throws {
         self.name = name
         self.model = model
         self.location = location
         self.seedStore = seedStore
         self.options = options
+        self.stagedMigration = stagedMigration
         self.policy = mergePolicy
-        (container, migratedAtOpen) = try Self.openContainer(name: name, model: model, location: location, seedStore: seedStore, options: options)
+        (container, migratedAtOpen) = try Self.openContainer(name: name, model: model, location: location, seedStore: seedStore, options: options,
+                                                             stagedMigration: stagedMigration)
     }
 
     /// Opens the container (copying the seed store in first when there is no store) and says
     /// whether the store it found needed migrating to `model`.
     private static func openContainer(name: String, model: ManagedObjectModel, location: PersistentContainer.Location, seedStore: URL?,
-                                      options: PersistentContainer.Options) throws -> (PersistentContainer, migrated: Bool) {
+                                      options: PersistentContainer.Options,
+                                      stagedMigration: StagedMigrationManager?) throws -> (PersistentContainer, migrated: Bool) {
         if let seedStore, case .server(let server) = location {
             throw StoreError(.cannotOpen, url: server.url, "a seed store (\(seedStore.lastPathComponent)) is a SQLite file copied into place, which a database server store cannot take; set up without seedStore and import the seed data into the server store instead")
         }
@@ -93,7 +97,8 @@ public final class ContextManager: @unchecked Sendable {  // mutable state behin
             try PersistentContainer.restore(storeAt: url, from: seedStore, options: options)
         }
         let migrated = try url.map { try PersistentStoreCoordinator.requiresMigration(model: model, storeURL: $0) } ?? false
-        let container = try PersistentContainer(name: name, model: model, location: location, options: options)
+        let container = try PersistentContainer(name: name, model: model, location: location, options: options,
+                                                stagedMigration: stagedMigration)
         // The container's own view context is never used by the manager: it must not collect
         // every commit's changes in an inbox nobody drains.
         container.viewContext.automaticallyMergesChanges = false
@@ -261,7 +266,8 @@ public final class ContextManager: @unchecked Sendable {  // mutable state behin
             // schema): contexts still alive on other threads get a `.closed` error instead
             // of reading a recycled file.
             try container.persistentStoreCoordinator.destroyStore()
-            (container, migratedAtOpen) = try Self.openContainer(name: name, model: model, location: location, seedStore: seedStore, options: options)
+            (container, migratedAtOpen) = try Self.openContainer(name: name, model: model, location: location, seedStore: seedStore, options: options,
+                                                                 stagedMigration: stagedMigration)
         }
     }
 }

@@ -39,14 +39,17 @@ public enum ManagedRecord {
     ///     `.wouldDropData`; `[.persistentHistory]` records Core Data's persistent history
     ///     with every commit and merges other processes' commits (docs/history.md) (see
     ///     ``PersistentContainer/Options``).
+    ///   - stagedMigration: the stages a store of an older model version migrates through,
+    ///     custom ones with code of your own (see ``StagedMigrationManager``).
     /// - Throws: ``ModelError`` for an invalid model, ``StoreError`` when the store cannot
-    ///   be opened, `CocoaError` when the seed store cannot be copied.
+    ///   be opened, `CocoaError` when the seed store cannot be copied, ``MigrationError`` or
+    ///   a custom stage's own error when a migration fails.
     @discardableResult
     public static func setUp(model: String, entities: [ManagedObject.Type], storeURL: URL? = nil, seedStore: URL? = nil,
                              mergePolicy: MergePolicy = .mergeByPropertyObjectTrump,
-                             options: PersistentContainer.Options = []) throws -> ContextManager {
+                             options: PersistentContainer.Options = [], stagedMigration: StagedMigrationManager? = nil) throws -> ContextManager {
         try setUp(model: model, entities: entities, location: storeURL.map { .file($0) } ?? .defaultLocation,
-                  seedStore: seedStore, mergePolicy: mergePolicy, options: options)
+                  seedStore: seedStore, mergePolicy: mergePolicy, options: options, stagedMigration: stagedMigration)
     }
 
     /// Sets up `model` on `store`: a file, memory, or a database server
@@ -60,18 +63,19 @@ public enum ManagedRecord {
     @discardableResult
     public static func setUp(model: String, entities: [ManagedObject.Type], store: PersistentContainer.Location,
                              seedStore: URL? = nil, mergePolicy: MergePolicy = .mergeByPropertyObjectTrump,
-                             options: PersistentContainer.Options = []) throws -> ContextManager {
-        try setUp(model: model, entities: entities, location: store, seedStore: seedStore, mergePolicy: mergePolicy, options: options)
+                             options: PersistentContainer.Options = [], stagedMigration: StagedMigrationManager? = nil) throws -> ContextManager {
+        try setUp(model: model, entities: entities, location: store, seedStore: seedStore, mergePolicy: mergePolicy, options: options,
+                  stagedMigration: stagedMigration)
     }
 
     /// Sets up `model` at `location` (`.inMemory` for tests).
     @discardableResult
     public static func setUp(model: String, entities: [ManagedObject.Type], location: PersistentContainer.Location,
                              seedStore: URL? = nil, mergePolicy: MergePolicy = .mergeByPropertyObjectTrump,
-                             options: PersistentContainer.Options = []) throws -> ContextManager {
+                             options: PersistentContainer.Options = [], stagedMigration: StagedMigrationManager? = nil) throws -> ContextManager {
         let objectModel = try ManagedObjectModel(entities: entities)
         let manager = try ContextManager(name: model, model: objectModel, location: location, seedStore: seedStore, mergePolicy: mergePolicy,
-                                         options: options)
+                                         options: options, stagedMigration: stagedMigration)
         let previous = registry.withLock { registry in
             let previous = registry.byModel[model]
             if let previous {

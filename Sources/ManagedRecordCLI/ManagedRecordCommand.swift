@@ -15,6 +15,6 @@ struct ManagedRecordCommand: ParsableCommand {
         """,
         subcommands: [FetchCommand.self, CountCommand.self, DistinctCommand.self, AggregateCommand.self,
                       SchemaCommand.self, CheckCommand.self, DeleteCommand.self, ExportCommand.self, ImportCommand.self,
-                      BackupCommand.self, RestoreCommand.self, HistoryCommand.self, WatchCommand.self]
+                      BackupCommand.self, RestoreCommand.self, MigrateCommand.self, HistoryCommand.self, WatchCommand.self]
     )
 }

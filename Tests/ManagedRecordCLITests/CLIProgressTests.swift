@@ -1,4 +1,5 @@
 import Foundation
+import ObjectGraph
 import XCTest
 
 /// export, import and delete report progress on standard error when it is a terminal (done
@@ -51,5 +52,31 @@ final class CLIProgressTests: XCTestCase {
         let piped = try CommandLineRun.tool("delete", store, "Employee", "--where", "age < 30", "--yes")
         XCTAssertEqual(piped.stderr, "")
         XCTAssertEqual(piped.stdout, "deleted 1 Employee object\n")
+    }
+
+    func testMigrateShowsItsProgressOnATerminal() throws {
+        let folder = try CLITestStores.folder()
+        let version1 = folder.appendingPathComponent("v1.xml")
+        let version2 = folder.appendingPathComponent("v2.xml")
+        for (file, attribute) in [(version1, "name"), (version2, "title")] {
+            try Data("""
+                <?xml version="1.0" encoding="UTF-8" standalone="yes"?>
+                <model type="com.apple.IDECoreDataModeler.DataModel" documentVersion="1.0" systemVersion="1" minimumToolsVersion="Automatic" sourceLanguage="Swift" userDefinedModelVersionIdentifier="">
+                <entity name="Note" representedClassName="Note" syncable="YES">
+                <attribute name="\(attribute)" optional="YES" attributeType="String"\(attribute == "title" ? #" elementID="name""# : "")/>
+                </entity>
+                </model>
+                """.utf8).write(to: file)
+        }
+        let store = folder.appendingPathComponent("Notes.sqlite")
+        let container = try PersistentContainer(name: "Notes", model: ManagedObjectModel(contentsOf: version1), storeURL: store)
+        for index in 0..<3 { try container.viewContext.insertNewObject(forEntityName: "Note").setValue("note \(index)", forKey: "name") }
+        try container.viewContext.save()
+        container.persistentStoreCoordinator.close()
+
+        let migrated = try onTerminal(["migrate", store.path, "--model", version2.path])
+        XCTAssertEqual(migrated.status, 0, migrated.stdout)
+        XCTAssertTrue(migrated.stdout.contains("migrating: 3 of 3 rows (100%), Note"), migrated.stdout)
+        XCTAssertTrue(migrated.stdout.contains("migrated \(store.path) in 1 step(s)"), migrated.stdout)
     }
 }

@@ -87,10 +87,16 @@ public final class PersistentContainer: Sendable {
     /// `options: [.readOnly]` works on a server store too: the store must exist, and every
     /// write throws ``StoreError`` `.readOnly`.
     ///
+    /// `stagedMigration` lists the stages a store of an older version migrates through, with
+    /// code of your own in custom stages (see ``StagedMigrationManager`` and
+    /// docs/migration.md); without it, the store migrates straight to `model`.
+    ///
     /// - Throws: ``StoreError`` when the store cannot be opened or created,
     ///   ``MigrationError`` when it needs a migration that cannot be inferred or fails (the
-    ///   store is then left as it was).
+    ///   store is then left as it was), or the error a custom stage's handler threw (the
+    ///   store is then at the version before that stage).
     public init(name: String, model: ManagedObjectModel, location: Location, options: Options = [],
+                stagedMigration: StagedMigrationManager? = nil,
                 migrationProgress: MigrationProgressHandler? = nil) throws {
         self.name = name
         self.options = options
@@ -106,7 +112,8 @@ public final class PersistentContainer: Sendable {
             viewContext = ManagedObjectContext(coordinator: persistentStoreCoordinator, concurrencyType: MainQueue.isCurrent ? .mainQueue : .confined, name: "\(name).viewContext")
             return
         }
-        let migrator = StoreMigrator(progress: migrationProgress, allowsDroppingData: options.contains(.allowsDroppingData))
+        var migrator = StoreMigrator(progress: migrationProgress, allowsDroppingData: options.contains(.allowsDroppingData))
+        migrator.stages = stagedMigration?.stages ?? []
         let store = try SQLiteStore(model: model, url: url, readOnly: options.contains(.readOnly), migrator: migrator,
                                     fileMode: StoreFileMode(options))
         persistentStoreCoordinator = PersistentStoreCoordinator(model: model, store: store)

@@ -60,17 +60,7 @@ func migrationTorture(kills: Int, folder: URL, seed: UInt64, rows: Int, maxDelay
     var tally = MigrationTortureTally()
     for round in 0..<kills {
         let storeURL = folder.appendingPathComponent("Notes-\(round).sqlite")
-        do {
-            let container = try PersistentContainer(name: "Notes", entities: [MigratingNoteV1.self], storeURL: storeURL)
-            for number in 0..<rows {
-                let note = MigratingNoteV1(context: container.viewContext)
-                note.number = number
-                note.body = "note \(number)"
-                note.stars = String(number % 5)
-            }
-            try container.viewContext.save()
-            container.persistentStoreCoordinator.close()
-        }
+        try writeVersion1Notes(storeURL: storeURL, rows: rows)
         if try runAndKill(["migrate", storeURL.path], afterMilliseconds: 1 + random.below(maxDelayMilliseconds),
                           role: "round \(round): the migrating child") {
             tally.kills += 1
@@ -93,9 +83,27 @@ func migrationTorture(kills: Int, folder: URL, seed: UInt64, rows: Int, maxDelay
         tally.rowsChecked += notes.count
         container.persistentStoreCoordinator.close()
         try checkIntegrity(storeURL)
-        let leftovers = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.contains(".migrating-") }
-        guard leftovers.isEmpty else { throw WorkloadFailure("round \(round): a killed migration's copy is left in the folder: \(leftovers)") }
-        for suffix in ["", "-wal", "-shm", "-journal"] { try? FileManager.default.removeItem(atPath: storeURL.path + suffix) }
+        try finishRound(round, storeURL: storeURL, folder: folder)
     }
     return tally
+}
+
+/// A version 1 store of `rows` notes ("note 0", ...; stars "0" to "4").
+func writeVersion1Notes(storeURL: URL, rows: Int) throws {
+    let container = try PersistentContainer(name: "Notes", entities: [MigratingNoteV1.self], storeURL: storeURL)
+    for number in 0..<rows {
+        let note = MigratingNoteV1(context: container.viewContext)
+        note.number = number
+        note.body = "note \(number)"
+        note.stars = String(number % 5)
+    }
+    try container.viewContext.save()
+    container.persistentStoreCoordinator.close()
+}
+
+/// Checks that no migration copy is left in `folder`, then removes the round's store.
+func finishRound(_ round: Int, storeURL: URL, folder: URL) throws {
+    let leftovers = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.contains(".migrating-") }
+    guard leftovers.isEmpty else { throw WorkloadFailure("round \(round): a killed migration's copy is left in the folder: \(leftovers)") }
+    for suffix in ["", "-wal", "-shm", "-journal"] { try? FileManager.default.removeItem(atPath: storeURL.path + suffix) }
 }

@@ -29,6 +29,10 @@ final class MigrationValueConverter {
 
     private(set) var targets: [Target] = []
     var failure: Failure?
+    /// For a forecast: a value that does not convert is recorded in ``collected`` and
+    /// becomes NULL, so the copy goes on and every such value is found.
+    var collectsFailures = false
+    private(set) var collected: [MigrationForecast.ValueFailure] = []
 
     /// Registers `target` and returns the index the SQL passes as `og_migrate`'s third argument.
     func add(_ target: Target) -> Int {
@@ -177,6 +181,14 @@ final class MigrationValueConverter {
     /// Converts one value; on failure records why and returns nil.
     fileprivate func convert(_ value: SQLValue, key: Int64, target index: Int) -> SQLValue? {
         let target = targets[index]
+        if collectsFailures {
+            let converted = Self.convert(value, to: target.type)
+            if converted == nil || (converted == .null && target.isRequired) {
+                collected.append(.init(code: converted == nil ? .unconvertibleValue : .missingValue, entity: target.entity,
+                                       property: target.property, key: key, value: Self.describe(value)))
+            }
+            return converted ?? .null
+        }
         guard let converted = Self.convert(value, to: target.type) else {
             failure = Failure(code: .unconvertibleValue, entity: target.entity, property: target.property,
                               message: "the row with Z_PK \(key) holds \(Self.describe(value)), which does not convert to \(target.type.rawValue); correct the value, or keep the attribute's old type")

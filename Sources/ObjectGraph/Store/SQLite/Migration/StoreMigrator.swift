@@ -29,6 +29,12 @@ struct StoreMigrator {
     /// Drop entities and properties the model no longer has, with their values
     /// (``PersistentContainer/Options/allowsDroppingData``).
     var allowsDroppingData = false
+    /// The stages of a staged migration (``StagedMigrationManager``), in order; empty for a
+    /// lightweight migration straight to the model.
+    var stages: [MigrationStage] = []
+    /// Set for a forecast's rehearsal (``forecast(url:model:)``): records each step, collects
+    /// values that do not convert instead of stopping, and refuses no dropped data.
+    var recorder: ForecastRecorder?
     /// How long to wait for another migration of the store to finish.
     var lockTimeout: TimeInterval = 600
     /// For tests: the largest number of pages the new file may grow to (`PRAGMA
@@ -66,29 +72,76 @@ struct StoreMigrator {
 
     private func planAndMigrate(url: URL, model: ManagedObjectModel) throws -> Bool {
         try Self.rollBackHotJournal(url)
+        let chain = MigrationChain(model: model, stages: stages)
+        var done = Set<Int>()
+        var migrated = false
+        // Each move replaces the store once; a chain never needs more moves than this.
+        for _ in 0...(2 * stages.count + 1) {
+            guard let hashes = try Self.storedVersionHashes(url) else { return migrated }
+            if model.matchesStoreVersionHashes(hashes) { return migrated }
+            switch chain.nextMove(from: hashes, done: done) {
+            case .stage(let index):
+                done.insert(index)
+                let stage = stages[index]
+                if stage.isCustom {
+                    try runCustomStage(stage, url: url)
+                } else {
+                    guard try migrateLightweight(url: url, steps: [stage.destinationModel], writtenWith: stage.sourceModel, declared: true,
+                                                 label: stage.label) else { return migrated }
+                }
+            case .lightweight(let steps, let writtenWith, let declared):
+                guard try migrateLightweight(url: url, steps: steps, writtenWith: writtenWith, declared: declared) else { return migrated }
+            }
+            migrated = true
+        }
+        throw MigrationError(.notInferable, url: url, "the migration stages do not lead the store to the model: after every stage that starts from the store's version, it is still not at the model's version; check each stage's source and destination models")
+    }
+
+    /// The version hashes in the store's `Z_METADATA`; nil for a file that is not a store
+    /// (left for the caller to report).
+    private static func storedVersionHashes(_ url: URL) throws -> [String: Data]? {
+        let reader: SQLiteConnection
+        do { reader = try SQLiteFileAccess.openReadOnly(url).connection } catch { return nil }
+        defer { reader.close() }
+        do {
+            guard try reader.tableExists("Z_METADATA"), try reader.tableExists("Z_PRIMARYKEY") else { return nil }
+            return try SQLiteStore.readMetadata(writer: reader, url: url).versionHashes
+        } catch let error as SQLiteError {
+            throw MigrationError(.writeFailed, url: url, "the store cannot be read to plan its migration", underlying: error)
+        }
+    }
+
+    /// Migrates the store at `url` by lightweight inference through `steps`, replacing it
+    /// once. `writtenWith` is the model version that wrote the store, if known; `declared`
+    /// says the versions declare the change, so data may be dropped without
+    /// ``allowsDroppingData``. Returns false when the file is not a store.
+    func migrateLightweight(url: URL, steps: [ManagedObjectModel], writtenWith: ManagedObjectModel?, declared: Bool,
+                            label: String = "") throws -> Bool {
         let reader: SQLiteConnection
         do { reader = try SQLiteFileAccess.openReadOnly(url).connection } catch { return false }
         defer { reader.close() }
         let plan: MigrationPlan
-        let steps: [ManagedObjectModel]
         var refusesDropping = false
         do {
             guard try reader.tableExists("Z_METADATA"), try reader.tableExists("Z_PRIMARYKEY") else { return false }
             let metadata = try SQLiteStore.readMetadata(writer: reader, url: url)
-            guard !model.matchesStoreVersionHashes(metadata.versionHashes) else { return false }
-            steps = Self.steps(to: model, from: metadata.versionHashes)
             try SQLiteStore.refuseAnotherModel(storedEntities: Set(metadata.versionHashes.keys), model: steps[0], url: url)
-            let writer = model.earlierVersions.last { $0.matchesStoreVersionHashes(metadata.versionHashes) }
-            plan = try MigrationPlan(source: SourceSchema(connection: reader, metadata: metadata, model: steps[0], writtenWith: writer),
+            plan = try MigrationPlan(source: SourceSchema(connection: reader, metadata: metadata, model: steps[0], writtenWith: writtenWith),
                                      model: steps[0], connection: reader, url: url)
-            let declared = model.earlierVersions.contains { $0.matchesStoreVersionHashes(metadata.versionHashes) }
             refusesDropping = !allowsDroppingData && !declared
-            if refusesDropping { try Self.refuseDropping(plan.droppedData(), url: url) }
+            if let recorder {
+                let dropped = try plan.droppedData()
+                recorder.begin(label: label, isCustom: false, plan: plan, dropped: dropped, refused: refusesDropping && !dropped.isEmpty)
+                refusesDropping = false
+            } else if refusesDropping {
+                try Self.refuseDropping(plan.droppedData(), url: url)
+            }
         } catch let error as SQLiteError {
             throw MigrationError(.writeFailed, url: url, "the store cannot be read to plan its migration", underlying: error)
         }
         reader.close()
-        try migrate(url: url, steps: steps, firstPlan: plan, refusingDrops: refusesDropping)
+        let migrated = try writeMigratedCopy(of: url, steps: steps, firstPlan: plan, refusingDrops: refusesDropping, reportingAs: url)
+        try replaceStore(url, with: migrated.file, totalRows: migrated.plan.totalRows)
         return true
     }
 
@@ -136,32 +189,27 @@ struct StoreMigrator {
         }
     }
 
-    /// The models to migrate through: when the store was written with an earlier version of
-    /// the model's bundle, each later version in turn (so a rename made in a middle version
-    /// carries its values along); else the model alone.
-    static func steps(to model: ManagedObjectModel, from hashes: [String: Data]) -> [ManagedObjectModel] {
-        guard let written = model.earlierVersions.lastIndex(where: { $0.matchesStoreVersionHashes(hashes) }) else { return [model] }
-        return Array(model.earlierVersions[(written + 1)...]) + [model]
-    }
-
-    /// With `refusingDrops`, the first step throws ``MigrationError/Code/wouldDropData``
-    /// before its fix-ups would remove links (see ``MigrationPlan/lostLinks(on:)``).
-    private func migrate(url: URL, steps: [ManagedObjectModel], firstPlan: MigrationPlan, refusingDrops: Bool) throws {
-        let folder = url.deletingLastPathComponent()
+    /// Writes the store at `source` migrated through `steps` into a new file in the store's
+    /// folder (intermediate files of earlier steps are removed) and returns it with the last
+    /// step's plan; on failure removes every file it wrote and throws. With `refusingDrops`,
+    /// the first step throws ``MigrationError/Code/wouldDropData`` before its fix-ups would
+    /// remove links (see ``MigrationPlan/lostLinks(on:)``). Errors name `url`, the store.
+    func writeMigratedCopy(of source: URL, steps: [ManagedObjectModel], firstPlan: MigrationPlan, refusingDrops: Bool,
+                           reportingAs url: URL) throws -> (file: URL, plan: MigrationPlan) {
         var temporaries: [URL] = []
         func removeTemporaries() {
-            for temporary in temporaries {
-                for suffix in ["", "-journal", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: temporary.path + suffix) }
-            }
+            for temporary in temporaries { Self.removeCopy(temporary) }
         }
         var plan = firstPlan
-        var current = url
+        var current = source
         do {
             for (index, model) in steps.enumerated() {
-                if index > 0 { plan = try Self.plan(from: current, to: model, reportingAs: url) }
-                let temporary = folder.appendingPathComponent(".\(url.lastPathComponent).migrating-\(UUID().uuidString)")  // see removeCopiesOfKilledMigrations
+                if index > 0 { plan = try planStep(from: current, to: model, reportingAs: url) }
+                let temporary = Self.temporaryCopyURL(of: url)
                 temporaries.append(temporary)
                 try copy(plan: plan, model: model, from: current, into: temporary, reportingAs: url, refusingDrops: refusingDrops && index == 0)
+                // The room held: this copy, and the one it was read from unless that is the store.
+                recorder?.finish(written: temporary, held: Self.fileBytes(temporary) + (current == url ? 0 : Self.fileBytes(current)))
                 current = temporary
             }
         } catch let error as SQLiteError {
@@ -169,33 +217,61 @@ struct StoreMigrator {
             if let failure = plan.converter.failure {
                 throw MigrationError(failure.code, url: url, entity: failure.entity, property: failure.property, failure.message)
             }
-            let full = error.primaryCode == SQLITE_FULL
-            throw MigrationError(.writeFailed, url: url, full
-                ? "the disk (or the file size limit) is full: the migrated copy of the store needs about as much free space as the store itself, in its folder \(folder.path); free some space and open the store again"
-                : "writing the migrated copy of the store in \(folder.path) failed", underlying: error)
+            throw Self.writeError(error, url: url)
         } catch {
             removeTemporaries()
             throw error
         }
-        do {
-            var store = stat()
-            if stat(url.path, &store) == 0 { chmod(current.path, store.st_mode & 0o7777) }
-            try StoreFileReplacement.replace(url, with: current)
-            temporaries.removeLast()
-            removeTemporaries()
-        } catch {
-            removeTemporaries()
-            throw error
-        }
-        progress?(MigrationProgress(completedRows: plan.totalRows, totalRows: plan.totalRows, entity: nil))
+        temporaries.removeLast()
+        removeTemporaries()
+        return (current, plan)
     }
 
-    /// The plan for one later step, from an intermediate file of this migration.
-    private static func plan(from file: URL, to model: ManagedObjectModel, reportingAs url: URL) throws -> MigrationPlan {
+    /// The error for a failed write of a migration copy in `url`'s folder.
+    static func writeError(_ error: SQLiteError, url: URL) -> MigrationError {
+        let folder = url.deletingLastPathComponent()
+        let full = error.primaryCode == SQLITE_FULL
+        return MigrationError(.writeFailed, url: url, full
+            ? "the disk (or the file size limit) is full: the migrated copy of the store needs about as much free space as the store itself, in its folder \(folder.path); free some space and open the store again"
+            : "writing the migrated copy of the store in \(folder.path) failed", underlying: error)
+    }
+
+    /// A new name for a migration's copy of the store at `url`, in its folder (see
+    /// ``removeCopiesOfKilledMigrations(of:)``).
+    static func temporaryCopyURL(of url: URL) -> URL {
+        url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).migrating-\(UUID().uuidString)")
+    }
+
+    /// Removes a migration copy and its journals.
+    static func removeCopy(_ copy: URL) {
+        for suffix in ["", "-journal", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: copy.path + suffix) }
+    }
+
+    /// Puts the migrated file `migrated` in place of the store at `url`, with the store's
+    /// permissions (removing `migrated` when that fails), and reports the end.
+    func replaceStore(_ url: URL, with migrated: URL, totalRows: Int) throws {
+        do {
+            var store = stat()
+            if stat(url.path, &store) == 0 { chmod(migrated.path, store.st_mode & 0o7777) }
+            try StoreFileReplacement.replace(url, with: migrated)
+        } catch {
+            Self.removeCopy(migrated)
+            throw error
+        }
+        progress?(MigrationProgress(completedRows: totalRows, totalRows: totalRows, entity: nil))
+    }
+
+    /// The plan for one later step, from an intermediate file of this migration (recorded
+    /// for a forecast as `label`).
+    func planStep(from file: URL, to model: ManagedObjectModel, reportingAs url: URL, writtenWith: ManagedObjectModel? = nil,
+                  label: String = "", isCustom: Bool = false) throws -> MigrationPlan {
         let reader = try SQLiteConnection(path: file.path, readOnly: true, create: false)
         defer { reader.close() }
         let metadata = try SQLiteStore.readMetadata(writer: reader, url: url)
-        return try MigrationPlan(source: SourceSchema(connection: reader, metadata: metadata, model: model), model: model, connection: reader, url: url)
+        let plan = try MigrationPlan(source: SourceSchema(connection: reader, metadata: metadata, model: model, writtenWith: writtenWith),
+                                     model: model, connection: reader, url: url)
+        try recorder?.begin(label: label, isCustom: isCustom, plan: plan, dropped: plan.droppedData(), refused: false)
+        return plan
     }
 
     /// Writes the migrated store into `temporary`, in one transaction.

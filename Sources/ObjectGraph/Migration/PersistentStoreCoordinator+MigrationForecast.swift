@@ -1,0 +1,22 @@
+import Foundation
+
+extension PersistentStoreCoordinator {
+    /// What opening the store at `storeURL` with `model` (and `stagedMigration`) would
+    /// migrate, step by step, without changing the store (see ``MigrationForecast``). A store
+    /// that needs no migration gives a forecast without steps.
+    ///
+    /// ```swift
+    /// let forecast = try PersistentStoreCoordinator.migrationForecast(model: v2, storeURL: url)
+    /// if !forecast.wouldSucceed { print(forecast.steps.flatMap(\.failures)) }
+    /// ```
+    ///
+    /// - Throws: ``StoreError`` when there is no store or it cannot be read,
+    ///   ``MigrationError`` `.locked` when another migration holds the store too long, or the
+    ///   file system's error when the rehearsal's folder cannot be made beside the store.
+    public static func migrationForecast(model: ManagedObjectModel, storeURL: URL, stagedMigration: StagedMigrationManager? = nil,
+                                         allowsDroppingData: Bool = false) throws -> MigrationForecast {
+        var migrator = StoreMigrator(allowsDroppingData: allowsDroppingData)
+        migrator.stages = stagedMigration?.stages ?? []
+        return try migrator.forecast(url: storeURL, model: model)
+    }
+}
