@@ -2,10 +2,10 @@ import Foundation
 import ObjectGraph
 import XCTest
 
-/// The write-ahead log stays bounded: a commit that leaves it past 4 MB empties
-/// it. A reader holding an old snapshot keeps it from being emptied (one save waits the busy
-/// timeout for it, then gives up), never fails a save, and once the reader is done a later
-/// commit empties it.
+/// The write-ahead log stays bounded: once checkpointed (in the background) the log starts
+/// again and its file is cut back to 4 MB. A reader holding an old snapshot keeps it from
+/// starting again, never fails a save, and once the reader is done a later commit starts it
+/// again.
 final class WALCheckpointTests: StoreTestCase {
     private var walSize: Int {
         (try? FileManager.default.attributesOfItem(atPath: storeURL.path + "-wal")[.size] as? Int) ?? 0
@@ -35,7 +35,7 @@ final class WALCheckpointTests: StoreTestCase {
             try saveBatch(context, count: 1)
             saves += 1
         }
-        XCTAssertLessThan(walSize, 4 << 20, "a commit after the reader ended emptied the log (\(saves) saves later)")
+        XCTAssertLessThanOrEqual(walSize, 4 << 20, "a commit after the reader ended started the log again (\(saves) saves later)")
         XCTAssertEqual(try context.count(for: FetchRequest<Employee>()), 21 * 50 + saves)
         XCTAssertEqual(try SQLiteFile(storeURL).rows("PRAGMA integrity_check").first?.first, .text("ok"))
     }

@@ -18,6 +18,9 @@ final class SQLiteConnection {
     /// Set by a Core Data trigger's function while a statement of this connection runs (on
     /// the thread using the connection); read and cleared by `takeRecomputedRows()`.
     var recomputedRows = false
+    /// Pages in the write-ahead log after this connection's last commit, once
+    /// `countWALFrames()` is on; read and cleared by `takeWALFrames()`.
+    private var walFrames = 0
 
     /// Opens (or creates, when `create` is true) the database at `path`.
     init(path: String, readOnly: Bool = false, create: Bool = true) throws {
@@ -137,6 +140,21 @@ final class SQLiteConnection {
             statement = sqlite3_next_stmt(handle, current)
         }
         return count
+    }
+
+    /// Records the log's length after each commit of this connection (`sqlite3_wal_hook`),
+    /// which also replaces SQLite's automatic checkpoint (``WALCheckpoint`` runs its own).
+    func countWALFrames() {
+        sqlite3_wal_hook(handle, { context, _, _, frames in
+            if let context { Unmanaged<SQLiteConnection>.fromOpaque(context).takeUnretainedValue().walFrames = Int(frames) }
+            return SQLITE_OK
+        }, Unmanaged.passUnretained(self).toOpaque())
+    }
+
+    /// The log's length after the last commit since the previous call (0 if none).
+    func takeWALFrames() -> Int {
+        defer { walFrames = 0 }
+        return walFrames
     }
 
     var changes: Int { Int(sqlite3_changes(handle)) }

@@ -21,10 +21,11 @@ final class SQLiteStore: PersistentStore {
     private(set) var metadata: StoreMetadata
     private let readerLock = NSLock()
     private let writeLock = NSLock()
-    /// Keeps the file store's log bounded after commits (nil in memory); used under `writeLock`.
-    private var walCheckpoint: WALCheckpoint?
+    /// Checkpoints the file store's log after commits, in the background, and keeps it bounded
+    /// (nil in memory); `afterCommit` is called under `writeLock`.
+    private let walCheckpoint: WALCheckpoint?
     /// Backups of this store running in this process (``backup(to:progress:)``): while any
-    /// holds its snapshot, commits skip the checkpoint, which could only wait for it.
+    /// holds its snapshot, commits skip the synchronous checkpoint, which could only wait for it.
     let runningBackups = Locked(0)
     private var idleReaders: [SQLiteConnection] = []
     /// The store's persistent history: recorded with every save when the store has Core
@@ -36,6 +37,7 @@ final class SQLiteStore: PersistentStore {
         set {
             traceLock.withLock { storedTrace = newValue }
             writeLock.withLock { writer.trace = newValue }
+            walCheckpoint?.trace = newValue
         }
     }
     private let traceLock = NSLock()
@@ -59,6 +61,7 @@ final class SQLiteStore: PersistentStore {
         writeLock.lock()
         defer { writeLock.unlock() }
         isClosed = true
+        walCheckpoint?.close()
         writer.close()
         readerLock.withLock {
             for reader in idleReaders { reader.close() }
@@ -123,6 +126,7 @@ final class SQLiteStore: PersistentStore {
         if url != nil && !readOnly {
             do {
                 try Self.switchToWAL(writer)
+                try walCheckpoint?.attach(to: writer)
             } catch let error as SQLiteError {
                 throw SQLiteFileAccess.diagnose(error, url: url, readOnly: readOnly, fallback: StoreError(
                     .cannotOpen, url: url, "cannot switch the store to write-ahead logging", underlying: error))
@@ -163,8 +167,9 @@ final class SQLiteStore: PersistentStore {
         }
     }
 
-    /// Runs `body` in a write transaction on the single writer connection; afterwards keeps
-    /// the write-ahead log bounded (``WALCheckpoint``). A ``SQLiteError`` comes out as the
+    /// Runs `body` in a write transaction on the single writer connection; afterwards starts
+    /// the write-ahead log's checkpoint in the background, or keeps the log bounded
+    /// (``WALCheckpoint``). A ``SQLiteError`` comes out as the
     /// ``StoreError`` that says what it means; the transaction was rolled back.
     func write<T>(_ body: (SQLiteConnection) throws -> T) throws -> T {
         if isReadOnly {
@@ -174,7 +179,7 @@ final class SQLiteStore: PersistentStore {
             if isClosed { throw closedError }
             do {
                 let result = try writer.writeTransaction { try body(writer) }
-                if runningBackups.withLock({ $0 }) == 0 { walCheckpoint?.afterCommit(writer) }
+                walCheckpoint?.afterCommit(writer, backupRunning: runningBackups.withLock { $0 } > 0)
                 return result
             } catch let error as SQLiteError {
                 throw StoreError(error, url: url)
