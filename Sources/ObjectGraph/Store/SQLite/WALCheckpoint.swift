@@ -13,11 +13,12 @@ import Logging
 /// the log at ``backgroundFrames`` pages or more hands the copy to this store's own queue: a
 /// `PASSIVE` checkpoint on a connection of its own (never the writer's), at most one at a
 /// time (a commit during it asks for one more run), which waits for nobody and copies what no
-/// reader still needs. Then a `RESTART` checkpoint, which takes the write lock and waits for
-/// readers of older snapshots at most ``restartWait`` (a commit meanwhile waits that long at
-/// most; it copies only what was committed since), so that the next commit starts the log
-/// again from its beginning even while commits follow each other closely, and cuts the `-wal`
-/// file back to ``sizeLimit`` (`journal_size_limit`).
+/// reader still needs. Then a `RESTART` checkpoint, which takes the write lock (waiting at
+/// most ``restartWait`` for it) and waits at most as long for readers of older snapshots; a
+/// commit meanwhile waits for it: those milliseconds, plus copying what was committed since the
+/// `PASSIVE` one (usually nothing). So the next commit starts the log again from its beginning
+/// even while commits follow each other closely, and cuts the `-wal` file back to
+/// ``sizeLimit`` (`journal_size_limit`).
 ///
 /// Bounded: readers that always hold older snapshots keep the log from restarting, so a commit
 /// that leaves it at ``frameLimit`` pages or more checkpoints itself, on the writer, with a
