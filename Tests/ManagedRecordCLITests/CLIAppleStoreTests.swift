@@ -55,4 +55,11 @@ final class CLIAppleStoreTests: XCTestCase {
         XCTAssertTrue(run.stdout.contains("migration: needed"), run.stdout)
         XCTAssertTrue(run.stdout.hasSuffix("problems found\n"), run.stdout)
     }
+
+    func testSchemaWithoutAModelReadsTheCompiledModelTheStoreKeeps() throws {
+        let schema = try CommandLineRun.tool("schema", store).succeeded()
+        XCTAssertTrue(schema.contains("Car (115 rows)\n"), schema)
+        XCTAssertTrue(schema.contains("ExpensiveSportCar (5 rows, sub-entity of SportCar)\n"), schema)
+        XCTAssertTrue(schema.contains("  id: UUID\n"), schema)
+    }
 }

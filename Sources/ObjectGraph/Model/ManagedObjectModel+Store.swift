@@ -15,9 +15,10 @@ extension ManagedObjectModel {
     /// ```
     ///
     /// Reads the store's metadata through a read-only connection: the store is not changed.
-    /// Stores keep their model from their creation (and after each migration) on; Apple's
-    /// Core Data keeps a compiled model (`Z_MODELCACHE`) that cannot be read here, so open
-    /// those with ``init(contentsOf:classes:)`` and their `.xcdatamodeld`.
+    /// Stores keep their model from their creation (and after each migration) on; for a
+    /// store of Apple's Core Data, the compiled model it keeps in `Z_MODELCACHE` is read
+    /// (when its version hashes are the store's); without it, open the store with
+    /// ``init(contentsOf:classes:)`` and its `.xcdatamodeld`.
     ///
     /// - Throws: ``StoreError`` with code `.noModel` when the store does not describe its
     ///   model (give the model file), `.notACoreDataStore` when it has no `Z_METADATA`,
@@ -25,7 +26,8 @@ extension ManagedObjectModel {
     ///   unreadable file (`.permissionDenied`, `.notADatabase`, ...).
     public convenience init(storeURL url: URL) throws {
         let metadata = try Self.storeMetadata(at: url)
-        guard let xml = metadata.modelContentsXML else {
+        // A store of Apple's Core Data: the compiled model it keeps in Z_MODELCACHE.
+        guard let xml = metadata.modelContentsXML ?? ModelCacheArchive.xml(storeAt: url, hashes: metadata.versionHashes) else {
             throw StoreError(.noModel, url: url, "the store does not describe its model (it was written by Apple's Core Data, or before ManagedRecord kept the model in the store); give its model with ManagedObjectModel(contentsOf: Model.xcdatamodeld), or --model on the command line")
         }
         do {

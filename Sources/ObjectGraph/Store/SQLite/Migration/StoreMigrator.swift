@@ -126,6 +126,9 @@ struct StoreMigrator {
             guard try reader.tableExists("Z_METADATA"), try reader.tableExists("Z_PRIMARYKEY") else { return false }
             let metadata = try SQLiteStore.readMetadata(writer: reader, url: url)
             try SQLiteStore.refuseAnotherModel(storedEntities: Set(metadata.versionHashes.keys), model: steps[0], url: url)
+            // No version at hand wrote the store: a store of Apple's Core Data keeps its model.
+            let writtenWith = writtenWith ?? (metadata.writtenModel == nil
+                ? ModelCacheArchive.model(connection: reader, url: url, hashes: metadata.versionHashes)?.model : nil)
             plan = try MigrationPlan(source: SourceSchema(connection: reader, metadata: metadata, model: steps[0], writtenWith: writtenWith),
                                      model: steps[0], connection: reader, url: url)
             refusesDropping = !allowsDroppingData && !declared

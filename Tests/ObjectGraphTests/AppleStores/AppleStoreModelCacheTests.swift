@@ -1,0 +1,43 @@
+import Foundation
+@testable import ObjectGraph
+import XCTest
+
+/// The compiled model Apple's Core Data keeps in `Z_MODELCACHE` (raw DEFLATE of a keyed
+/// archive), read back: it is the model that wrote each fixture store (its version hashes
+/// are the store's), so a store opens without its `.xcdatamodeld`, and migrates from it.
+final class AppleStoreModelCacheTests: StoreTestCase {
+    private let stores = [("CoreDataPlus", "SampleModel_V1.sqlite"), ("EasyLife", "EasyLife-1.5.0.sqlite"),
+                          ("MigrationRevised", "CoreDataMigration_Example_1.sqlite"), ("MigrationRevised", "CoreDataMigration_Example_2.sqlite"),
+                          ("MigrationRevised", "CoreDataMigration_Example_3.sqlite")]
+
+    func testEveryFixtureStoreOpensWithTheModelItsCacheHolds() throws {
+        for (folder, name) in stores {
+            let url = try Fixtures.copy(folder, name, into: directory)
+            let before = try Data(contentsOf: url)
+            let model = try ManagedObjectModel(storeURL: url)
+            XCTAssertFalse(try PersistentStoreCoordinator.requiresMigration(model: model, storeURL: url), "\(name): the cached model wrote the store")
+            let container = try PersistentContainer(name: "Cache", model: model, storeURL: url, options: [.readOnly])
+            for entity in model.entities where entity.superentity == nil {
+                XCTAssertNoThrow(try container.viewContext.count(for: FetchRequest<ManagedObject>(entityName: entity.name)), "\(name): \(entity.name)")
+            }
+            container.persistentStoreCoordinator.close()
+            XCTAssertEqual(try Data(contentsOf: url), before, "\(name) is not changed")
+        }
+    }
+
+    func testTheMigrationRevisedCacheNamesItsEntityAndAttributes() throws {
+        let url = try Fixtures.copy("MigrationRevised", "CoreDataMigration_Example_1.sqlite", into: directory)
+        let model = try ManagedObjectModel(storeURL: url)
+        XCTAssertEqual(model.entities.map(\.name), ["Post"])
+        XCTAssertEqual(Set(model.entitiesByName["Post"]?.properties.map(\.name) ?? []), ["date", "postID", "content", "color"])
+        XCTAssertEqual((model.entitiesByName["Post"]?.property(named: "date") as? AttributeDescription)?.attributeType, .date)
+    }
+
+    func testDeflateRoundTripsStoredFixedAndDynamicBlocks() throws {
+        // A stored block: header bits 1 (last) and 00, then LEN, NLEN and the bytes.
+        XCTAssertEqual(try RawInflate.inflate([0x01, 0x03, 0x00, 0xFC, 0xFF, 0x61, 0x62, 0x63]), Array("abc".utf8))
+        // Fixed Huffman "abcabcabc" as zlib's raw deflate writes it.
+        XCTAssertEqual(try RawInflate.inflate([0x4B, 0x4C, 0x4A, 0x4E, 0x04, 0x23, 0x00]), Array("abcabcabc".utf8))
+        XCTAssertThrowsError(try RawInflate.inflate([0x07]), "a block of an unknown type")
+    }
+}
