@@ -317,6 +317,7 @@ struct StoreMigrator {
             metadata.record(model)
             try connection.run("INSERT INTO main.Z_METADATA (Z_VERSION, Z_UUID, Z_PLIST) VALUES (1, ?, ?)",
                                [.text(metadata.uuid), .blob(try metadata.plist())])
+            try Self.carryHistory(over: connection, plan: plan)
         }
         try connection.execute("DETACH DATABASE src")
     }
