@@ -90,7 +90,7 @@ final class EntitySavePlan {
         requiredSlots = entity.requiredProperties.map(\.slot)
         required = SlotMask(requiredSlots)
         toManyWriteSlots = mapping.columnBySlot.indices.filter { slot in
-            if let join = mapping.joinTableBySlot[slot], join.isWritingSide { return true }
+            if let join = mapping.joinTableBySlot[slot], join.writesChanges(of: entity.relationshipAtSlot[slot]) { return true }
             return mapping.orderColumnBySlot[slot] != nil && entity.relationshipAtSlot[slot] != nil
         }
         relationshipSlots = mapping.columnBySlot.indices.filter { entity.relationshipAtSlot[$0] != nil }

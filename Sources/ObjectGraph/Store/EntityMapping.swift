@@ -44,6 +44,19 @@ struct JoinTableMapping {
     let orderColumn: String?
     /// Whether saves of this side write the table (the other side is mirrored in memory).
     let isWritingSide: Bool
+
+    /// Whether a save writes what changed on the side `relationship` (this mapping's): the
+    /// writing side always; the other side of an unordered many-to-many too, since its
+    /// change is not always mirrored on the writing side (a context that read the other
+    /// object earlier does not list the pair there). Rows are then removed and inserted from
+    /// both sides, which changes nothing twice (a delete of a missing row, an insert that
+    /// ignores an existing one). The unordered side of an ordered many-to-many leaves the
+    /// rows to the ordered side, which numbers them.
+    func writesChanges(of relationship: RelationshipDescription?) -> Bool {
+        if isWritingSide { return true }
+        guard let relationship, orderColumn == nil else { return false }
+        return !(relationship.inverseRelationship?.isOrdered ?? false)
+    }
 }
 
 /// How the objects of one entity are read from and written to its root table.

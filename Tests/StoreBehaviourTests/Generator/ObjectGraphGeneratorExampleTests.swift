@@ -169,4 +169,20 @@ struct ObjectGraphGeneratorExampleTests {
             .save(actor: 1),
         ], kind)
     }
+
+    @Test("Found: a many-to-many member removed on the side that does not write the join table, by a context that had read the other object earlier, is saved",
+          arguments: StoreKind.allCases)
+    func manyToManyRemovalFromTheOtherSide(_ kind: StoreKind) throws {
+        // Seed 921509 (long run, SQLite), shrunk. A adds E5 to a new project and saves; C,
+        // which read E5 before that, reads the new project and removes E5 from its members.
+        // C's E5 never listed the project, so the writing side (Employee.projects) did not
+        // change and the save wrote nothing: the join row stayed.
+        try expectNoMismatch([
+            .insert(actor: 0, .project),
+            .setMember(actor: 0, project: 35, employee: 34, member: true, fromProject: false),
+            .save(actor: 0),
+            .setMember(actor: 2, project: 17, employee: 5, member: false, fromProject: true),
+            .save(actor: 2),
+        ], kind)
+    }
 }

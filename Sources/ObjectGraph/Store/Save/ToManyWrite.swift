@@ -42,7 +42,7 @@ enum ToManyWrite {
             guard case .objects(let now) = object.values[slot] else { continue }
             let before = object.snapshot.isEmpty ? OrderedSet<ObjectID>() : (object.snapshot[slot].objectIDs ?? [])
             if now == before && !object.snapshot.isEmpty { continue }
-            if let join = mapping.joinTableBySlot[slot], join.isWritingSide {
+            if let join = mapping.joinTableBySlot[slot], join.writesChanges(of: object.entity.relationshipAtSlot[slot]) {
                 if let orderColumn = join.orderColumn {
                     writes.append(.orderedJoin(join, orderColumn: orderColumn, members: try ordered(slot, now: now, before: before)))
                 } else {
