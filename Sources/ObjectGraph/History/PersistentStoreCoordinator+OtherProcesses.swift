@@ -65,7 +65,11 @@ extension PersistentStoreCoordinator {
     private func readOtherProcesses(_ store: SQLiteStore, on writer: SQLiteConnection) throws -> (foreign: [HistoryTransaction], missed: Bool)? {
         guard let schema = store.history.schema else { return nil }
         try writer.execute("BEGIN")
-        defer { try? writer.execute("COMMIT") }   // a read transaction: nothing to commit
+        defer {
+            // A read transaction: nothing to commit. It must end all the same, or the writer's
+            // next save could not begin; a COMMIT that fails is rolled back.
+            if (try? writer.execute("COMMIT")) == nil, writer.isInTransaction { try? writer.execute("ROLLBACK") }
+        }
         _ = try writer.scalar("SELECT MAX(Z_PK) FROM ATRANSACTION")   // starts the snapshot
         guard let current = try Self.dataVersion(writer) else { return nil }
         let last = store.history.state.withLock { state -> Int64? in
