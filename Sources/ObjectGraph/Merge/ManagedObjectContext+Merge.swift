@@ -190,7 +190,9 @@ extension ManagedObjectContext {
     /// Sets the to-many `relationship` of `object` (just refreshed) to the members the store
     /// holds, with the change from `was` to `now` applied: this context's additions appended
     /// (in `now`'s order), its removals taken out. An ordered relationship keeps this
-    /// context's order for the members it kept, followed by those added elsewhere.
+    /// context's order for the members it kept, followed by those added elsewhere; an
+    /// unordered one that ends with the stored members takes the snapshot's value, so the
+    /// object has no change left there (seed 922022).
     private func reapplyToManyChange(_ object: ManagedObject, _ relationship: RelationshipDescription,
                                      was: OrderedSet<ObjectID>, now: OrderedSet<ObjectID>) {
         let slot = relationship.slot
@@ -200,7 +202,8 @@ extension ManagedObjectContext {
         var merged = OrderedSet<ObjectID>()
         for id in now where stored.contains(id) || !was.contains(id) { merged.append(id) }
         for id in stored where !was.contains(id) && !now.contains(id) { merged.append(id) }
-        object.values[slot] = .objects(merged)
+        // Back at the stored members (in another order) is no change: the slot takes the snapshot's value.
+        object.values[slot] = object.toManyValue(relationship, merged)
     }
 }
 

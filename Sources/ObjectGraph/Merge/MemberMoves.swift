@@ -112,9 +112,20 @@ struct MemberMoves {
             }
         }
         var changed = false
-        if let value = without(owner.values[slot]) { owner.values[slot] = value; changed = true }
         if !owner.snapshot.isEmpty, let value = without(owner.snapshot[slot]) { owner.snapshot[slot] = value; changed = true }
+        if let value = without(owner.values[slot]) { show(value, in: owner, inverse); changed = true }
         return changed
+    }
+
+    /// Sets what `owner` shows in `inverse` (its snapshot already corrected): an unordered
+    /// to-many back at its snapshot's members, in whatever order, takes the snapshot's value,
+    /// so the owner has no change left there (seed 922022).
+    private static func show(_ value: SlotValue, in owner: ManagedObject, _ inverse: RelationshipDescription) {
+        guard inverse.isToMany, case .objects(let ids) = value else {
+            owner.values[inverse.slot] = value
+            return
+        }
+        owner.values[inverse.slot] = owner.toManyValue(inverse, ids)
     }
 
     /// Adds `member` to `owner`'s side `inverse` (at the end of a list), unless the owner
@@ -131,7 +142,7 @@ struct MemberMoves {
         guard case .unloaded = known else {
             guard with(known) != nil else { return false }
             if !owner.snapshot.isEmpty, let value = with(owner.snapshot[slot]) { owner.snapshot[slot] = value }
-            if let value = with(owner.values[slot]) { owner.values[slot] = value }
+            if let value = with(owner.values[slot]) { show(value, in: owner, inverse) }
             return true
         }
         return false

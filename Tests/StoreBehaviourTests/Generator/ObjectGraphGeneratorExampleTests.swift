@@ -185,4 +185,23 @@ struct ObjectGraphGeneratorExampleTests {
             .save(actor: 2),
         ], kind)
     }
+
+    @Test("Found: an unordered to-many a merge left with the members it had saved, in another order, is no change",
+          arguments: StoreKind.allCases)
+    func mergedToManyInAnotherOrder(_ kind: StoreKind) throws {
+        // Seed 922022 (long run, SQLite), shrunk. A and C both move E4 into D2; C merges A's
+        // save, which leaves D2 with the members the store holds, but in C's order (E5, E4)
+        // against the snapshot's (E4, E5). C's save then wrote D2 as changed, so C showed the
+        // budget A saved after C's merge for an object C had not changed.
+        try expectNoMismatch([
+            .insert(actor: 2, .employee),
+            .setDepartment(actor: 0, employee: 25, department: 57),
+            .setDepartment(actor: 2, employee: 31, department: 59),
+            .save(actor: 0),
+            .mergeSecondContainer,
+            .setNumber(actor: 0, .department, pick: 1),
+            .save(actor: 0),
+            .save(actor: 2),
+        ], kind)
+    }
 }
