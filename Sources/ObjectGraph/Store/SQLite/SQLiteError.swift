@@ -46,8 +46,12 @@ public struct SQLiteError: Error, CustomStringConvertible, Sendable {
         }
     }
 
+    /// The code and SQLite's message, without the statement or the remedy (for failures that
+    /// are not a caller's save, such as a background checkpoint).
+    var summary: String { "SQLite error \(code) (\(String(cString: sqlite3_errstr(code)))): \(message)" }
+
     public var description: String {
-        var text = "SQLite error \(code) (\(String(cString: sqlite3_errstr(code)))): \(message)"
+        var text = summary
         if let sql { text += " — while executing `\(sql)`" }
         if let remedy { text += "; \(remedy)" }
         return text

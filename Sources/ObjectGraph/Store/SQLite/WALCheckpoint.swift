@@ -130,7 +130,7 @@ final class WALCheckpoint: @unchecked Sendable {  // `connection` is only touche
         threshold = frames + Self.frameLimit
         commitsSinceFailure = 0
         if code & 0xFF != SQLITE_BUSY {
-            logger.warning("checkpoint of \(path)-wal failed; its pages stay in the log: \(SQLiteError(code: code, connection: writer.handle))")
+            logger.warning("checkpoint of \(path)-wal failed (\(SQLiteError(code: code, connection: writer.handle).summary)); its pages stay in the log, so nothing committed is lost, and the next checkpoint copies them")
         }
         return true
     }
@@ -171,7 +171,8 @@ final class WALCheckpoint: @unchecked Sendable {  // `connection` is only touche
         } catch let error as SQLiteError where error.primaryCode == SQLITE_BUSY {
             // Another connection was checkpointing or recovering the log: nothing to do.
         } catch {
-            logger.warning("checkpoint of \(path)-wal failed; its pages stay in the log until the next one: \(error)")
+            let reason = (error as? SQLiteError)?.summary ?? "\(error)"
+            logger.warning("checkpoint of \(path)-wal failed (\(reason)); its pages stay in the log, so nothing committed is lost, and the next checkpoint copies them")
         }
     }
 
