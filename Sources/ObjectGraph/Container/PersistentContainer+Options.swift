@@ -50,15 +50,17 @@ extension PersistentContainer {
         public static let keepsProcessUmask = Options(rawValue: 1 << 2)
 
         /// Record Core Data's persistent history (`NSPersistentHistoryTrackingKey`): every save
-        /// and batch request also writes, in the same SQLite transaction, one `ATRANSACTION` row
+        /// and batch request also writes, in the same database transaction, one `ATRANSACTION` row
         /// (time, the context's ``ManagedObjectContext/transactionAuthor`` and name, the
         /// process) and one `ACHANGE` row per inserted, updated and deleted object. Read it
         /// with ``PersistentContainer/history(after:)``, prune it with
-        /// ``PersistentContainer/deleteHistory(before:)``. The container also watches the
-        /// file for other processes' commits and merges them into its contexts like its own
+        /// ``PersistentContainer/deleteHistory(before:)``. On a SQLite file the container also
+        /// watches for other processes' commits and merges them into its contexts like its own
         /// saves (docs/history.md). A store that already has the tables (a store from an
         /// Apple device with history tracking) records history whether or not this is set.
-        /// SQLite stores only: a PostgreSQL store throws ``HistoryError`` `.unsupportedStore`.
+        /// A PostgreSQL store records the same tables in its schema, numbered in commit order
+        /// across machines; other machines' commits reach it through `LISTEN`/`NOTIFY` as
+        /// without history (docs/history.md, "On PostgreSQL").
         ///
         /// ```swift
         /// let container = try PersistentContainer(name: "Company", entities: entities, storeURL: url, options: [.persistentHistory])

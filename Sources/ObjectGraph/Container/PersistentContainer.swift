@@ -107,8 +107,8 @@ public final class PersistentContainer: Sendable {
         case .file(let file): url = file
         case .inMemory: url = nil
         case .server(let server):
-            if options.contains(.persistentHistory) { throw HistoryError.unsupportedServerStore }
-            persistentStoreCoordinator = try PersistentStoreCoordinator(model: model, server: server, readOnly: options.contains(.readOnly))
+            persistentStoreCoordinator = try PersistentStoreCoordinator(model: model, server: server, readOnly: options.contains(.readOnly),
+                                                                        persistentHistory: options.contains(.persistentHistory))
             viewContext = ManagedObjectContext(coordinator: persistentStoreCoordinator, concurrencyType: MainQueue.isCurrent ? .mainQueue : .confined, name: "\(name).viewContext")
             return
         }

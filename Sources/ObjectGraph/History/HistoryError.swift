@@ -10,8 +10,7 @@ public struct HistoryError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let notRecorded = Code(name: "notRecorded")
         /// The token belongs to another store (its UUID differs).
         public static let otherStore = Code(name: "otherStore")
-        /// The store kind records no history here (a PostgreSQL store pushes other
-        /// processes' commits through `LISTEN`/`NOTIFY` instead).
+        /// The store kind records no history (both SQLite and PostgreSQL stores do).
         public static let unsupportedStore = Code(name: "unsupportedStore")
         public var description: String { name }
     }
@@ -30,5 +29,5 @@ public struct HistoryError: Error, Sendable, Hashable, CustomStringConvertible {
 }
 
 extension HistoryError {
-    static let unsupportedServerStore = HistoryError(.unsupportedStore, "persistent history (options: [.persistentHistory]) is recorded in SQLite stores only; a PostgreSQL store pushes other processes' commits by itself (LISTEN/NOTIFY), so open it without the option")
+    static let unsupportedStoreKind = HistoryError(.unsupportedStore, "this kind of store records no persistent history (options: [.persistentHistory]); SQLite and PostgreSQL stores do")
 }

@@ -1,6 +1,6 @@
 import Foundation
 
-/// Core Data's persistent-history tables in a SQLite store, as `NSPersistentHistoryTrackingKey`
+/// Core Data's persistent-history tables (SQLite, and PostgreSQL with its types), as `NSPersistentHistoryTrackingKey`
 /// creates them: `ATRANSACTION` (one row a commit), `ACHANGE` (one row a changed object) and
 /// `ATRANSACTIONSTRING` (the strings transactions name, each stored once), numbered 16002,
 /// 16001 and 16003 in `Z_PRIMARYKEY` under the names `TRANSACTION`, `CHANGE` and
@@ -17,15 +17,38 @@ struct HistorySchema: Sendable {
     /// and a plain `VARCHAR` twin (Core Data fills the reference and leaves the twin NULL).
     static let stringFields = ["AUTHOR", "BUNDLEID", "CONTEXTNAME", "PROCESSID"]
 
-    /// The statements that create the tables in a store that has none (in a write transaction).
-    static let createStatements = [
-        "CREATE TABLE IF NOT EXISTS ACHANGE ( Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZCHANGETYPE INTEGER, ZENTITY INTEGER, ZENTITYPK INTEGER, ZTRANSACTIONID INTEGER, ZCOLUMNS BLOB )",
-        "CREATE TABLE IF NOT EXISTS ATRANSACTION ( Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZAUTHORTS INTEGER, ZBUNDLEIDTS INTEGER, ZCONTEXTNAMETS INTEGER, ZPROCESSIDTS INTEGER, ZTIMESTAMP FLOAT, ZAUTHOR VARCHAR, ZBUNDLEID VARCHAR, ZCONTEXTNAME VARCHAR, ZPROCESSID VARCHAR, ZQUERYGEN BLOB )",
-        "CREATE TABLE IF NOT EXISTS ATRANSACTIONSTRING ( Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZNAME VARCHAR )",
-        "CREATE INDEX IF NOT EXISTS ACHANGE_ZTRANSACTIONID_INDEX ON ACHANGE (ZTRANSACTIONID)",
-        "CREATE INDEX IF NOT EXISTS ATRANSACTION_ZTIMESTAMP_INDEX ON ATRANSACTION (ZTIMESTAMP)",
-        "CREATE UNIQUE INDEX IF NOT EXISTS Z_TRANSACTIONSTRING_UNIQUE_NAME ON ATRANSACTIONSTRING (ZNAME COLLATE BINARY ASC)",
+    /// The tables' own columns (after `Z_PK`, `Z_ENT`, `Z_OPT`) with their SQLite types, as
+    /// Core Data declares them; the PostgreSQL store translates the types as it does for
+    /// entity tables (``PostgresSchema/columnType(_:)``).
+    static let tables: [(name: String, columns: [(name: String, type: String)])] = [
+        ("ACHANGE", [("ZCHANGETYPE", "INTEGER"), ("ZENTITY", "INTEGER"), ("ZENTITYPK", "INTEGER"), ("ZTRANSACTIONID", "INTEGER"),
+                     ("ZCOLUMNS", "BLOB")]),
+        ("ATRANSACTION", [("ZAUTHORTS", "INTEGER"), ("ZBUNDLEIDTS", "INTEGER"), ("ZCONTEXTNAMETS", "INTEGER"), ("ZPROCESSIDTS", "INTEGER"),
+                          ("ZTIMESTAMP", "FLOAT"), ("ZAUTHOR", "VARCHAR"), ("ZBUNDLEID", "VARCHAR"), ("ZCONTEXTNAME", "VARCHAR"),
+                          ("ZPROCESSID", "VARCHAR"), ("ZQUERYGEN", "BLOB")]),
+        ("ATRANSACTIONSTRING", [("ZNAME", "VARCHAR")]),
     ]
+
+    /// The tables' indexes: name, table, column, whether unique.
+    static let indexes: [(name: String, table: String, column: String, unique: Bool)] = [
+        ("ACHANGE_ZTRANSACTIONID_INDEX", "ACHANGE", "ZTRANSACTIONID", false),
+        ("ATRANSACTION_ZTIMESTAMP_INDEX", "ATRANSACTION", "ZTIMESTAMP", false),
+        ("Z_TRANSACTIONSTRING_UNIQUE_NAME", "ATRANSACTIONSTRING", "ZNAME", true),
+    ]
+
+    /// The statements that create the tables in a SQLite store that has none (in a write
+    /// transaction): Core Data's own text.
+    static let createStatements: [String] = {
+        var statements = tables.map { table in
+            let columns = ["Z_PK INTEGER PRIMARY KEY", "Z_ENT INTEGER", "Z_OPT INTEGER"] + table.columns.map { "\($0.name) \($0.type)" }
+            return "CREATE TABLE IF NOT EXISTS \(table.name) ( \(columns.joined(separator: ", ")) )"
+        }
+        for index in indexes {
+            let column = index.unique ? "\(index.column) COLLATE BINARY ASC" : index.column
+            statements.append("CREATE \(index.unique ? "UNIQUE " : "")INDEX IF NOT EXISTS \(index.name) ON \(index.table) (\(column))")
+        }
+        return statements
+    }()
 
     /// The `Z_PRIMARYKEY` rows of the three tables: number, name, table.
     static let numbering: [(number: Int64, name: String, table: String)] = [
@@ -42,11 +65,11 @@ struct HistorySchema: Sendable {
     let transactionColumns: Set<String>
     let changeColumns: Set<String>
 
-    /// The schema of the store `connection` reads, or nil when it has no history tables.
-    static func read(_ connection: SQLiteConnection) throws -> HistorySchema? {
-        let transaction = try connection.columns(of: "ATRANSACTION")
-        let change = try connection.columns(of: "ACHANGE")
-        guard !transaction.isEmpty, !change.isEmpty, try connection.tableExists("ATRANSACTIONSTRING") else { return nil }
+    /// The schema of the store `database` reads, or nil when it has no history tables.
+    static func read(_ database: any HistoryDatabase) throws -> HistorySchema? {
+        let transaction = try database.historyColumns(of: "ATRANSACTION")
+        let change = try database.historyColumns(of: "ACHANGE")
+        guard !transaction.isEmpty, !change.isEmpty, try !database.historyColumns(of: "ATRANSACTIONSTRING").isEmpty else { return nil }
         return HistorySchema(transactionColumns: transaction, changeColumns: change)
     }
 
@@ -74,24 +97,5 @@ struct HistorySchema: Sendable {
         case 1: return (parts[0], join)
         default: return ("COALESCE(\(parts.joined(separator: ", ")))", join)
         }
-    }
-}
-
-extension SQLiteConnection {
-    /// Reserves `count` keys of history table `table` (entity `number` in `Z_PRIMARYKEY`)
-    /// and returns the last key before them, past any key already in the table. In a write
-    /// transaction.
-    func reserveHistoryKeys(_ count: Int, number: Int64, name: String, table: String) throws -> Int64 {
-        var stored: Int64?
-        try query("SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = ?", [.integer(number)]) { stored = $0.int64(0) }
-        var last = stored ?? 0
-        if case .integer(let maximum)? = try scalar("SELECT MAX(Z_PK) FROM \(table)") { last = max(last, maximum) }
-        if stored == nil {
-            try run("INSERT INTO Z_PRIMARYKEY (Z_ENT, Z_NAME, Z_SUPER, Z_MAX) VALUES (?, ?, 0, ?)",
-                    [.integer(number), .text(name), .integer(last + Int64(count))])
-        } else {
-            try run("UPDATE Z_PRIMARYKEY SET Z_MAX = ? WHERE Z_ENT = ?", [.integer(last + Int64(count)), .integer(number)])
-        }
-        return last
     }
 }

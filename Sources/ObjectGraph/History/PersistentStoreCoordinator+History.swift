@@ -1,10 +1,11 @@
 import Foundation
 
-// The persistent history of the coordinator's store (SQLite): reading and pruning it.
+// The persistent history of the coordinator's store (SQLite or PostgreSQL): reading and
+// pruning it.
 extension PersistentStoreCoordinator {
-    /// The SQLite store, or ``HistoryError`` `.unsupportedStore`.
-    private func historyStore() throws -> SQLiteStore {
-        guard let store = store as? SQLiteStore else { throw HistoryError.unsupportedServerStore }
+    /// The store, or ``HistoryError`` `.unsupportedStore`.
+    private func historyStore() throws -> any HistoryStore {
+        guard let store = store as? any HistoryStore else { throw HistoryError.unsupportedStoreKind }
         return store
     }
 
@@ -17,7 +18,7 @@ extension PersistentStoreCoordinator {
     }
 
     /// Whether the store records persistent history (it has Core Data's history tables).
-    public var recordsHistory: Bool { (store as? SQLiteStore)?.history.schema != nil }
+    public var recordsHistory: Bool { (store as? any HistoryStore)?.historySchema != nil }
 
     /// The transactions committed after `token` (all of them for nil), oldest first, each
     /// with its changes. Core Data's `NSPersistentHistoryChangeRequest.fetchHistory(after:)`.
@@ -37,7 +38,6 @@ extension PersistentStoreCoordinator {
     /// read only what comes later.
     public func currentHistoryToken() throws -> HistoryToken? {
         let store = try historyStore()
-        _ = try store.requireHistorySchema()
         let last = try store.lastHistoryNumber()
         return last == 0 ? nil : HistoryToken(storeIdentifier: store.identity.uuid, transactionNumber: last)
     }
@@ -58,13 +58,14 @@ extension PersistentStoreCoordinator {
     }
 
     /// Reads whether the store records history, creating the tables when `creatingTables`;
-    /// with history, starts watching the file for other processes' commits.
+    /// on a SQLite file with history, starts watching it for other processes' commits (a
+    /// PostgreSQL store hears them through `LISTEN`, history or not).
     func startHistory(creatingTables: Bool) throws {
-        guard let store = store as? SQLiteStore else {
-            if creatingTables { throw HistoryError.unsupportedServerStore }
+        guard let store = store as? any HistoryStore else {
+            if creatingTables { throw HistoryError.unsupportedStoreKind }
             return
         }
-        guard try store.startRecordingHistory(create: creatingTables), store.url != nil else { return }
+        guard try store.startRecordingHistory(create: creatingTables), let file = store as? SQLiteStore, file.url != nil else { return }
         try watchOtherProcesses()
     }
 }

@@ -80,7 +80,7 @@ extension PersistentStoreCoordinator {
             return nil
         }
         guard let last else { return nil }
-        let transactions = try store.readHistory(on: writer, schema: schema, after: last)
+        let transactions = try store.historyReader(on: writer, schema: schema).transactions(after: last)
         return store.history.state.withLock { state in
             guard let oldest = transactions.first?.token.transactionNumber,
                   let newest = transactions.last?.token.transactionNumber else { return ([], false) }

@@ -79,31 +79,8 @@ final class HistoryRecordingTests: StoreTestCase {
         XCTAssertEqual(history[1].changes[1].changedObjectID.entityName, "Manager", "a sub-entity's change names the sub-entity")
     }
 
-    func testTokensAreCodableAndReadOnlyLaterTransactionsOrThoseAfterADate() throws {
-        let container = try historyContainer()
-        let context = container.viewContext
-        for name in ["A", "B", "C"] {
-            Department(context: context).name = name
-            try context.save()
-            if name == "A" { Thread.sleep(forTimeInterval: 0.05) }
-        }
-        let all = try container.history(after: nil)
-        XCTAssertEqual(all.count, 3)
-        let first = all[0].token
-        let encoded = try JSONEncoder().encode(first)
-        let decoded = try JSONDecoder().decode(HistoryToken.self, from: encoded)
-        XCTAssertEqual(decoded, first)
-        XCTAssertEqual(try container.history(after: decoded).map(\.token), [all[1].token, all[2].token])
-        XCTAssertTrue(try container.history(after: all[2].token).isEmpty)
-        XCTAssertEqual(try container.history(after: all[0].timestamp.addingTimeInterval(0.01)).map(\.token), [all[1].token, all[2].token])
-        XCTAssertEqual(try container.currentHistoryToken(), all[2].token)
-        XCTAssertLessThan(all[0].token, all[1].token)
-
-        let foreign = HistoryToken(storeIdentifier: "another store", transactionNumber: 1)
-        XCTAssertThrowsError(try container.history(after: foreign)) { error in
-            XCTAssertEqual((error as? HistoryError)?.code, .otherStore, "\(error)")
-        }
-    }
+    // Tokens, dates and the other calls of the API run on both stores in StoreBehaviourTests
+    // (PersistentHistoryTests); these tests read SQLite's own bytes.
 
     func testDeletingHistoryBeforeATokenKeepsTheTablesConsistent() throws {
         let container = try historyContainer()

@@ -147,7 +147,7 @@ struct PostgresSchema {
             let expectedParent = entity.superentity.flatMap { numbers[$0.name] } ?? 0
             if numbering.parents[entity.name] != expectedParent { problems.append("\(entity.name) has another parent entity in the store") }
         }
-        problems += numbering.unmatched.map { "the store has the entity \($0.name), which the model lacks" }
+        problems += numbering.unmatched.filter { !HistorySchema.isFrameworkEntity($0.number) }.map { "the store has the entity \($0.name), which the model lacks" }
         if problems.isEmpty {
             let layout = StoreLayout(model: model, numbers: numbers)
             problems += try missingColumns(layout, session)

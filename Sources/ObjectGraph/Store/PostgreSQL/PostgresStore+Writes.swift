@@ -1,7 +1,8 @@
 import Foundation
 
 // The writes of ``PersistentStore`` in PostgreSQL: each in one transaction, which sends the
-// change notification of the commit (PostgresChangeNotice) before it commits.
+// change notification of the commit (PostgresChangeNotice) and, with persistent history,
+// records the commit's transaction (PostgresStore+History) before it commits.
 extension PostgresStore {
     func uniquenessConflicts(_ save: SaveRequest) throws -> [ConstraintConflictError.Conflict] {
         try session { session in
@@ -32,6 +33,8 @@ extension PostgresStore {
                 notice.updated = save.updated.filter { !vanished.contains(ObjectIdentifier($0.object)) }.map { noticePair($0.object.objectID) }
                 notice.deleted = save.deleted.map { noticePair($0.objectID) }
                 try notify(notice, session)
+                // Last, so the history's numbering lock is held only for its rows and COMMIT.
+                try recordHistory(RecordedChange.changes(of: save, outcome), author: save.author, contextName: save.contextName, on: session)
                 return outcome
             }
         } catch let error as StoreError where (error.underlying as? DatabaseServerError)?.sqlState == "23505" {
@@ -93,8 +96,10 @@ extension PostgresStore {
             // The deleted rows by ID, also without a predicate: a key bound (an EntityDeletion)
             // could name a row another process commits after this delete with a key it
             // reserved before it.
-            return BatchDeleteOutcome(count: count, listed: listed, deleted: deleter.deleted.union(deleter.emptiedRows), cascaded: deleter.cascaded,
-                                      deletedEntities: nil, nullified: nullified)
+            let outcome = BatchDeleteOutcome(count: count, listed: listed, deleted: deleter.deleted.union(deleter.emptiedRows),
+                                             cascaded: deleter.cascaded, deletedEntities: nil, nullified: nullified)
+            try recordHistory(RecordedChange.changes(of: outcome), author: nil, contextName: nil, on: session)
+            return outcome
         }
     }
 
@@ -109,6 +114,7 @@ extension PostgresStore {
             var notice = PostgresChangeNotice(sender: senderID)
             notice.updated = rows.map { noticePair($0.id) }
             try notify(notice, session)
+            try recordHistory(RecordedChange.changes(ofBatchUpdate: rows, values.map(\.attribute.name)), author: nil, contextName: nil, on: session)
             return rows
         }
     }

@@ -22,6 +22,8 @@ final class PostgresStore: PersistentStore, @unchecked Sendable {  // mutable st
     let senderID = UUID().uuidString.lowercased()
     /// The functions and collations of the schema (see ``PostgresSchema``).
     let functions: PostgresFunctions
+    /// The history tables' columns when saves record persistent history (PostgresStore+History).
+    let history = Locked<HistorySchema?>(nil)
 
     private struct State {
         var trace: (@Sendable (String) -> Void)?

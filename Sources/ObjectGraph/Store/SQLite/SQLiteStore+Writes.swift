@@ -20,7 +20,7 @@ extension SQLiteStore {
                 _ = writer.takeRecomputedRows()
                 var outcome = try SQLiteSaveTransaction(connection: writer, layout: layout, store: identity, request: save).run()
                 outcome.recomputedRows = writer.takeRecomputedRows()
-                recorded = try recordHistory(SQLiteHistoryWriter.changes(of: save, outcome), author: save.author,
+                recorded = try recordHistory(RecordedChange.changes(of: save, outcome), author: save.author,
                                              contextName: save.contextName, on: writer)
                 return outcome
             }
@@ -39,7 +39,7 @@ extension SQLiteStore {
             let (count, listed) = try deleter.deleteSelection(select, listingIDs: listingIDs || recording)
             let outcome = BatchDeleteOutcome(count: count, listed: listed, deleted: deleter.deleted, cascaded: deleter.cascaded,
                                              deletedEntities: deleter.deletedEntities, nullified: try deleter.readRows(deleter.nullified))
-            if recording { _ = try recordHistory(SQLiteHistoryWriter.changes(of: outcome), author: nil, contextName: nil, on: connection) }
+            if recording { _ = try recordHistory(RecordedChange.changes(of: outcome), author: nil, contextName: nil, on: connection) }
             return outcome
         }
     }
@@ -48,7 +48,7 @@ extension SQLiteStore {
         let select = SQLSelect<SQLiteDialect>(query, layout: layout)
         return try write { connection in
             let rows = try SQLBatchDeleter(SQLiteBatchDeleteSQL(store: self, connection: connection)).update(select, values)
-            _ = try recordHistory(SQLiteHistoryWriter.changes(ofBatchUpdate: rows, values.map(\.attribute.name)), author: nil,
+            _ = try recordHistory(RecordedChange.changes(ofBatchUpdate: rows, values.map(\.attribute.name)), author: nil,
                                   contextName: nil, on: connection)
             return rows
         }

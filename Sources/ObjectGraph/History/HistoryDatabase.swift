@@ -1,0 +1,77 @@
+import Foundation
+
+/// A store's connection as the persistent history uses it, inside the store's transaction:
+/// SQLite's connection and PostgreSQL's session run the same statements (`?` parameters,
+/// Core Data's table and column names), so building, numbering, reading and pruning the
+/// history is one piece of code for both stores (``HistoryWriter``, ``HistoryReader``).
+protocol HistoryDatabase {
+    /// The rows `sql` reads, the first `columns` values of each.
+    func historyRows(_ sql: String, _ arguments: [SQLValue], columns: Int) throws -> [[SQLValue]]
+    /// Runs `sql`; returns how many rows it changed.
+    @discardableResult
+    func historyRun(_ sql: String, _ arguments: [SQLValue]) throws -> Int
+    /// The upper-cased column names of `table`, or an empty set when there is no such table.
+    func historyColumns(of table: String) throws -> Set<String>
+    /// Called by ``HistoryWriter`` before it numbers a transaction, inside the saving
+    /// transaction: whatever keeps transaction numbers in commit order, held until that
+    /// transaction ends (see the conforming stores).
+    func lockHistoryNumbering() throws
+}
+
+extension HistoryDatabase {
+    /// The first column of the first row, or nil.
+    func historyScalar(_ sql: String, _ arguments: [SQLValue] = []) throws -> SQLValue? {
+        try historyRows(sql, arguments, columns: 1).first?.first
+    }
+
+    /// Reserves `count` keys of history table `table` (entity `number` in `Z_PRIMARYKEY`)
+    /// and returns the last key before them, past any key already in the table. In the
+    /// writing transaction, after ``lockHistoryNumbering()``.
+    func reserveHistoryKeys(_ count: Int, number: Int64, name: String, table: String) throws -> Int64 {
+        let stored = try historyScalar("SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = ?", [.integer(number)])
+        var last = stored?.integerValue ?? 0
+        if let maximum = try historyScalar("SELECT MAX(Z_PK) FROM \(table)")?.integerValue { last = max(last, maximum) }
+        if stored == nil {
+            try historyRun("INSERT INTO Z_PRIMARYKEY (Z_ENT, Z_NAME, Z_SUPER, Z_MAX) VALUES (?, ?, 0, ?)",
+                           [.integer(number), .text(name), .integer(last + Int64(count))])
+        } else {
+            try historyRun("UPDATE Z_PRIMARYKEY SET Z_MAX = ? WHERE Z_ENT = ?", [.integer(last + Int64(count)), .integer(number)])
+        }
+        return last
+    }
+
+    /// Deletes the transactions up to and including `number` (or, with `date`, those
+    /// committed before it) with their changes; returns how many transactions went. The
+    /// strings stay (other transactions may name them). In a writing transaction.
+    func deleteHistory(through number: Int64?, before date: Date? = nil) throws -> Int {
+        if let number {
+            try historyRun("DELETE FROM ACHANGE WHERE ZTRANSACTIONID <= ?", [.integer(number)])
+            return try historyRun("DELETE FROM ATRANSACTION WHERE Z_PK <= ?", [.integer(number)])
+        }
+        guard let date else { return 0 }
+        let time = SQLValue.real(date.timeIntervalSinceReferenceDate)
+        try historyRun("DELETE FROM ACHANGE WHERE ZTRANSACTIONID IN (SELECT Z_PK FROM ATRANSACTION WHERE ZTIMESTAMP < ?)", [time])
+        return try historyRun("DELETE FROM ATRANSACTION WHERE ZTIMESTAMP < ?", [time])
+    }
+}
+
+extension SQLiteConnection: HistoryDatabase {
+    func historyRows(_ sql: String, _ arguments: [SQLValue], columns: Int) throws -> [[SQLValue]] {
+        var rows: [[SQLValue]] = []
+        try query(sql, arguments) { statement in rows.append((0..<Int32(columns)).map { statement.value($0) }) }
+        return rows
+    }
+
+    func historyRun(_ sql: String, _ arguments: [SQLValue]) throws -> Int {
+        try run(sql, arguments)
+    }
+
+    func historyColumns(of table: String) throws -> Set<String> {
+        try columns(of: table)
+    }
+
+    /// Nothing to take: a SQLite save runs in `BEGIN IMMEDIATE` on the store's one writer,
+    /// which holds every other writer of the file (in any process) off until `COMMIT`, so
+    /// transactions are numbered in the order they commit.
+    func lockHistoryNumbering() {}
+}
