@@ -4,7 +4,9 @@ import Foundation
 // through the writer's `PRAGMA data_version`, read from the persistent history after the
 // last transaction read, and merged into the contexts as the commits of a server store are
 // (`Merge/PersistentStoreCoordinator+Remote.swift`). A commit another connection made
-// without history (no transaction of its is found) refreshes what the contexts hold.
+// without history (no transaction of its is found), or any commit of another connection to a
+// store that records no history, refreshes what the contexts hold, as a PostgreSQL store does
+// after a lost notification (`refreshEverything()`).
 extension PersistentStoreCoordinator {
     /// How often the file is looked at: the bound on the delay before another process's
     /// commit reaches this coordinator's contexts (plus the time to read and merge it).
@@ -63,7 +65,7 @@ extension PersistentStoreCoordinator {
     /// every transaction since the last look is this store's own: they are read past without
     /// reading them, so the list of own transactions never grows.
     private func readOtherProcesses(_ store: SQLiteStore, on writer: SQLiteConnection) throws -> (foreign: [HistoryTransaction], missed: Bool)? {
-        guard let schema = store.history.schema else { return nil }
+        guard let schema = store.history.schema else { return try noteOtherCommits(store, on: writer) }
         try writer.execute("BEGIN")
         defer {
             // A read transaction: nothing to commit. It must end all the same, or the writer's
@@ -94,6 +96,17 @@ extension PersistentStoreCoordinator {
             let ownSkipped = Int64(mine.count { $0 > last && $0 < oldest })
             return (transactions.filter { !mine.contains($0.token.transactionNumber) }, skipped > ownSkipped)
         }
+    }
+
+    /// Without history: nil when no other connection committed since the last look, else no
+    /// transaction (what changed cannot be listed, so everything is refreshed).
+    private func noteOtherCommits(_ store: SQLiteStore, on writer: SQLiteConnection) throws -> (foreign: [HistoryTransaction], missed: Bool)? {
+        guard let current = try Self.dataVersion(writer) else { return nil }
+        let changed = store.history.state.withLock { state -> Bool in
+            defer { state.dataVersion = current }
+            return state.dataVersion != current
+        }
+        return changed ? ([], false) : nil
     }
 
     /// The change set of `transactions` (in order): an object inserted and deleted again is

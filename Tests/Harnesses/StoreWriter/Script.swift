@@ -1,6 +1,6 @@
-// `StoreWriter sqlite <path> script`: the other process of ObjectGraphTests' history tests.
-// Opens the store with persistent history and runs the commands it reads, one a line, each
-// in a save of its own:
+// `StoreWriter sqlite <path> script [plain]`: the other process of ObjectGraphTests' history
+// tests. Opens the store with persistent history (without it with `plain`) and runs the
+// commands it reads, one a line, each in a save of its own:
 //
 //   insert <name> <value>    a new counter
 //   update <name> <value>    the counter's new value
@@ -13,10 +13,10 @@
 import Foundation
 import ObjectGraph
 
-func runScript(kind: String, place: String) -> Never {
+func runScript(kind: String, place: String, history: Bool = true) -> Never {
     do {
         let container = try PersistentContainer(name: "Counters", entities: [Counter.self], store: try location(kind: kind, place: place),
-                                                options: [.persistentHistory])
+                                                options: history ? [.persistentHistory] : [])
         let context = container.viewContext
         context.transactionAuthor = "StoreWriter"
         say("ready")

@@ -15,10 +15,10 @@
 //
 // Prints `store writer <role> ok: increments=N conflicts=M`, or what went wrong (exit 1).
 //
-//   StoreWriter sqlite <path> script
+//   StoreWriter sqlite <path> script [plain]
 //
 // Runs insert/update/delete commands read from its input, with persistent history on
-// (Script.swift).
+// (without it with `plain`) (Script.swift).
 //
 //   StoreWriter <sqlite|postgres> <path or URL> tasks <n>
 //
@@ -46,6 +46,9 @@ struct Failure: Error, CustomStringConvertible {
 let arguments = CommandLine.arguments
 if arguments.count == 4, arguments[3] == "script" {
     runScript(kind: arguments[1], place: arguments[2])
+}
+if arguments.count == 5, arguments[3] == "script", arguments[4] == "plain" {
+    runScript(kind: arguments[1], place: arguments[2], history: false)
 }
 if arguments.count == 5, arguments[3] == "tasks", let tasks = Int(arguments[4]) {
     openFromTasks(tasks, kind: arguments[1], place: arguments[2])
