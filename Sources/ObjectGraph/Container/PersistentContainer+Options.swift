@@ -67,5 +67,21 @@ extension PersistentContainer {
         /// container.viewContext.transactionAuthor = "importer"
         /// ```
         public static let persistentHistory = Options(rawValue: 1 << 3)
+
+        /// Do not watch a SQLite store's file for commits made through other connections
+        /// (another process, or another container in this process). By default a container
+        /// looks at the file every 100 ms (`PRAGMA data_version`, one cheap query) and brings
+        /// its contexts up to date: from the persistent history when the store records it,
+        /// otherwise by refreshing what they hold, as after a lost PostgreSQL notification
+        /// (docs/observation.md). With this option nothing is looked at and nothing is
+        /// refreshed by itself: contexts see other connections' commits at their next fetch,
+        /// and registered objects keep their values until refreshed. For a process that is
+        /// its store's only writer, or a test that must decide when merges happen. No effect
+        /// on a PostgreSQL store, whose commits arrive through `LISTEN`.
+        ///
+        /// ```swift
+        /// let batchJob = try PersistentContainer(name: "Company", entities: entities, storeURL: url, options: [.ignoresOtherConnections])
+        /// ```
+        public static let ignoresOtherConnections = Options(rawValue: 1 << 4)
     }
 }

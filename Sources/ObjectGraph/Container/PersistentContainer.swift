@@ -119,7 +119,8 @@ public final class PersistentContainer: Sendable {
         persistentStoreCoordinator = PersistentStoreCoordinator(model: model, store: store)
         viewContext = ManagedObjectContext(coordinator: persistentStoreCoordinator, concurrencyType: MainQueue.isCurrent ? .mainQueue : .confined, name: "\(name).viewContext")
         do {
-            try persistentStoreCoordinator.startHistory(creatingTables: options.contains(.persistentHistory))
+            try persistentStoreCoordinator.startHistory(creatingTables: options.contains(.persistentHistory),
+                                                        watchingOtherConnections: !options.contains(.ignoresOtherConnections))
         } catch {
             store.close()
             throw error

@@ -58,16 +58,16 @@ extension PersistentStoreCoordinator {
     }
 
     /// Reads whether the store records history, creating the tables when `creatingTables`;
-    /// on a SQLite file, starts watching it for other processes' commits, merged from the
-    /// history or, without it, by refreshing what the contexts hold (a PostgreSQL store
-    /// hears them through `LISTEN`, history or not).
-    func startHistory(creatingTables: Bool) throws {
+    /// on a SQLite file, unless `watchingOtherConnections` is false, starts watching it for
+    /// other processes' commits, merged from the history or, without it, by refreshing what
+    /// the contexts hold (a PostgreSQL store hears them through `LISTEN`, history or not).
+    func startHistory(creatingTables: Bool, watchingOtherConnections: Bool = true) throws {
         guard let store = store as? any HistoryStore else {
             if creatingTables { throw HistoryError.unsupportedStoreKind }
             return
         }
         try store.startRecordingHistory(create: creatingTables)
-        guard let file = store as? SQLiteStore, file.url != nil else { return }
+        guard watchingOtherConnections, let file = store as? SQLiteStore, file.url != nil else { return }
         try watchOtherProcesses()
     }
 }

@@ -32,10 +32,22 @@ enum StoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
 
     /// What the store promises about commits made through *another* container (another
     /// coordinator, as in another process): whether they reach the registered objects of this
-    /// container's contexts by themselves. SQLite does not: two containers on one file do not
-    /// notify each other (only the contexts of one container do); a fetch reads their rows,
-    /// a refresh their values. PostgreSQL does: a server store's saves reach every container
-    /// open on it, in this process or another.
+    /// container's contexts by themselves. The suite's SQLite containers do not: they are
+    /// opened with `.ignoresOtherConnections`, so two containers on one file do not notify
+    /// each other (only the contexts of one container do), and the suite decides when a
+    /// fetch reads their rows or a refresh their values. (Without the option a SQLite
+    /// container refreshes what it holds within about 100 ms of another connection's commit,
+    /// or merges it from the history: `OtherProcessCommitTests`.) PostgreSQL does: a server
+    /// store's saves reach every container open on it, in this process or another.
+    /// The options of the suite's containers on this kind of store (see
+    /// ``notifiesOtherContainers``).
+    var containerOptions: PersistentContainer.Options {
+        switch self {
+        case .sqlite: [.ignoresOtherConnections]
+        case .postgres: []
+        }
+    }
+
     var notifiesOtherContainers: Bool {
         switch self {
         case .sqlite: false
@@ -55,13 +67,14 @@ struct TestStore: Sendable {
 
     /// A new container (a coordinator of its own) on this store.
     func container(_ entities: [ManagedObject.Type] = SuiteModel.entities, name: String = SuiteModel.name) throws -> PersistentContainer {
-        try PersistentContainer(name: name, entities: entities, store: location)
+        try PersistentContainer(name: name, entities: entities, store: location, options: kind.containerOptions)
     }
 
     /// Sets up the active-record layer for the suite's model on this store.
     @discardableResult
     func setUpRecords(mergePolicy: MergePolicy = .mergeByPropertyObjectTrump) throws -> ContextManager {
-        try ManagedRecord.setUp(model: SuiteModel.name, entities: SuiteModel.entities, store: location, mergePolicy: mergePolicy)
+        try ManagedRecord.setUp(model: SuiteModel.name, entities: SuiteModel.entities, store: location, mergePolicy: mergePolicy,
+                                options: kind.containerOptions)
     }
 }
 
