@@ -28,7 +28,7 @@ extension ManagedObjectContext {
         let plan = try FetchPlan(entity: entity, predicate: request.predicate, includesSubentities: request.includesSubentities,
                                  sortKeys: [])
         let listsIDs = request.resultType == .objectIDs
-        let outcome = try store.batchDelete(plan.query(), listingIDs: listsIDs)
+        let outcome = try store.batchDelete(plan.query(), listingIDs: listsIDs, author: transactionAuthor, contextName: name)
         let updatedRows = outcome.nullified.map { (id: $0.id, values: $0.values, version: $0.version) }
         var changes = ChangeSet()
         changes.deleted = Array(outcome.deleted)
@@ -67,7 +67,7 @@ extension ManagedObjectContext {
         }
         let plan = try FetchPlan(entity: entity, predicate: request.predicate, includesSubentities: request.includesSubentities,
                                  sortKeys: [])
-        let stored = try store.batchUpdate(plan.query(), values)
+        let stored = try store.batchUpdate(plan.query(), values, author: transactionAuthor, contextName: name)
         let rows = stored.map { (id: $0.id, values: $0.values, version: $0.version) }
         var changes = ChangeSet()
         changes.updated = rows

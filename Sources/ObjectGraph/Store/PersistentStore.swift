@@ -61,11 +61,14 @@ protocol PersistentStore: AnyObject {
     /// updated and deleted row resolved by `save.policy`; refuses uniqueness conflicts.
     /// Throws ``MergeConflictError`` or ``ConstraintConflictError`` (nothing written).
     func save(_ save: SaveRequest) throws -> SaveOutcome
-    /// Deletes what `query` selects and what delete rules reach, in one transaction.
-    func batchDelete(_ query: StoreQuery, listingIDs: Bool) throws -> BatchDeleteOutcome
+    /// Deletes what `query` selects and what delete rules reach, in one transaction
+    /// (recorded in the persistent history, where the store keeps it, under `author` and
+    /// `contextName`, as a save is).
+    func batchDelete(_ query: StoreQuery, listingIDs: Bool, author: String?, contextName: String?) throws -> BatchDeleteOutcome
     /// Sets `values` on what `query` selects (one new version each), in one transaction;
-    /// returns the changed rows as now stored.
-    func batchUpdate(_ query: StoreQuery, _ values: [(attribute: AttributeDescription, value: SlotValue)]) throws -> [StoreRow]
+    /// returns the changed rows as now stored. Recorded in the history as ``batchDelete(_:listingIDs:author:contextName:)`` is.
+    func batchUpdate(_ query: StoreQuery, _ values: [(attribute: AttributeDescription, value: SlotValue)],
+                     author: String?, contextName: String?) throws -> [StoreRow]
 }
 
 /// A stored row: its object ID, version (`Z_OPT`) and values in the entity's slot order.

@@ -76,7 +76,7 @@ struct PersistentHistoryTests {
         }
     }
 
-    @Test("Batch updates and deletes record their changes", arguments: StoreKind.allCases)
+    @Test("Batch updates and deletes record their changes, with the context's author and name", arguments: StoreKind.allCases)
     func batchRequestsRecordTheirChanges(_ kind: StoreKind) throws {
         let store = try kind.newStore()
         let container = try Self.historyContainer(store)
@@ -88,6 +88,7 @@ struct PersistentHistoryTests {
             return department
         }
         try context.save()
+        context.transactionAuthor = "janitor"
         _ = try context.execute(BatchUpdateRequest(Department.self, predicate: try FetchPredicate("name != 'C'"), propertiesToUpdate: ["budget": Decimal(5)]))
         _ = try context.execute(BatchDeleteRequest(Department.self, predicate: try FetchPredicate("name == 'A'")))
         let history = try container.history(after: nil)
@@ -97,6 +98,8 @@ struct PersistentHistoryTests {
         #expect(history[1].changes.map(\.updatedProperties) == [["budget"], ["budget"]])
         #expect(history[2].changes.map(\.changeType) == [.delete])
         #expect(history[2].changes.map(\.changedObjectID) == [departments[0].objectID])
+        #expect(history.map(\.author) == [nil, "janitor", "janitor"], "a batch request is recorded under its context's author, as a save is")
+        #expect(history[1].contextName == context.name && history[2].contextName == context.name && context.name != nil)
     }
 
     @Test("Tokens are Codable and read only later transactions; a date reads those committed after it", arguments: StoreKind.allCases)

@@ -82,7 +82,7 @@ extension PostgresStore {
         return last - Int64(count)
     }
 
-    func batchDelete(_ query: StoreQuery, listingIDs: Bool) throws -> BatchDeleteOutcome {
+    func batchDelete(_ query: StoreQuery, listingIDs: Bool, author: String?, contextName: String?) throws -> BatchDeleteOutcome {
         try checkWritable()
         let select = SQLSelect<PostgresDialect>(query, layout: layout)
         return try transaction { session in
@@ -98,12 +98,13 @@ extension PostgresStore {
             // reserved before it.
             let outcome = BatchDeleteOutcome(count: count, listed: listed, deleted: deleter.deleted.union(deleter.emptiedRows),
                                              cascaded: deleter.cascaded, deletedEntities: nil, nullified: nullified)
-            try recordHistory(RecordedChange.changes(of: outcome), author: nil, contextName: nil, on: session)
+            try recordHistory(RecordedChange.changes(of: outcome), author: author, contextName: contextName, on: session)
             return outcome
         }
     }
 
-    func batchUpdate(_ query: StoreQuery, _ values: [(attribute: AttributeDescription, value: SlotValue)]) throws -> [StoreRow] {
+    func batchUpdate(_ query: StoreQuery, _ values: [(attribute: AttributeDescription, value: SlotValue)],
+                     author: String?, contextName: String?) throws -> [StoreRow] {
         try checkWritable()
         for (attribute, value) in values {
             if case .text(let text) = value.storedValue, text.utf8.contains(0) { throw Self.nulRefused(attribute.name, of: nil, url: url) }
@@ -114,7 +115,7 @@ extension PostgresStore {
             var notice = PostgresChangeNotice(sender: senderID)
             notice.updated = rows.map { noticePair($0.id) }
             try notify(notice, session)
-            try recordHistory(RecordedChange.changes(ofBatchUpdate: rows, values.map(\.attribute.name)), author: nil, contextName: nil, on: session)
+            try recordHistory(RecordedChange.changes(ofBatchUpdate: rows, values.map(\.attribute.name)), author: author, contextName: contextName, on: session)
             return rows
         }
     }

@@ -30,7 +30,7 @@ extension SQLiteStore {
         }
     }
 
-    func batchDelete(_ query: StoreQuery, listingIDs: Bool) throws -> BatchDeleteOutcome {
+    func batchDelete(_ query: StoreQuery, listingIDs: Bool, author: String?, contextName: String?) throws -> BatchDeleteOutcome {
         let select = SQLSelect<SQLiteDialect>(query, layout: layout)
         // With persistent history every deleted row is listed, to be recorded.
         let recording = history.schema != nil
@@ -39,17 +39,18 @@ extension SQLiteStore {
             let (count, listed) = try deleter.deleteSelection(select, listingIDs: listingIDs || recording)
             let outcome = BatchDeleteOutcome(count: count, listed: listed, deleted: deleter.deleted, cascaded: deleter.cascaded,
                                              deletedEntities: deleter.deletedEntities, nullified: try deleter.readRows(deleter.nullified))
-            if recording { _ = try recordHistory(RecordedChange.changes(of: outcome), author: nil, contextName: nil, on: connection) }
+            if recording { _ = try recordHistory(RecordedChange.changes(of: outcome), author: author, contextName: contextName, on: connection) }
             return outcome
         }
     }
 
-    func batchUpdate(_ query: StoreQuery, _ values: [(attribute: AttributeDescription, value: SlotValue)]) throws -> [StoreRow] {
+    func batchUpdate(_ query: StoreQuery, _ values: [(attribute: AttributeDescription, value: SlotValue)],
+                     author: String?, contextName: String?) throws -> [StoreRow] {
         let select = SQLSelect<SQLiteDialect>(query, layout: layout)
         return try write { connection in
             let rows = try SQLBatchDeleter(SQLiteBatchDeleteSQL(store: self, connection: connection)).update(select, values)
-            _ = try recordHistory(RecordedChange.changes(ofBatchUpdate: rows, values.map(\.attribute.name)), author: nil,
-                                  contextName: nil, on: connection)
+            _ = try recordHistory(RecordedChange.changes(ofBatchUpdate: rows, values.map(\.attribute.name)), author: author,
+                                  contextName: contextName, on: connection)
             return rows
         }
     }
