@@ -167,6 +167,18 @@ struct StoreMigrationTests {
         try assertStillAtVersion1(store, v1)
     }
 
+    @Test("The forecast is SQLite-only: a PostgreSQL store's URL gets a typed error saying so")
+    func forecastIsSQLiteOnly() throws {
+        let store = try StoreKind.postgres.newStore()
+        try writeBooks(store)
+        let url = try #require(URL(string: store.processArgument))
+        #expect {
+            try PersistentStoreCoordinator.migrationForecast(model: ManagedObjectModel(entities: [MigBookAdded.self, MigAuthorV1.self]), storeURL: url)
+        } throws: { error in
+            (error as? StoreError)?.code == .cannotOpen && "\(error)".contains("forecast is SQLite-only")
+        }
+    }
+
     // MARK: Staged
 
     private func writeContacts(_ store: TestStore) throws {
