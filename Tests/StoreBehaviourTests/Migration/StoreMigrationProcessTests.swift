@@ -49,6 +49,30 @@ struct StoreMigrationProcessTests {
         #expect(lines.map { String($0.split(separator: " ").first!) } == ["willMigrate", "didMigrate"])
     }
 
+    @Test("CrashWorkload's staged migration torture on PostgreSQL: every kill leaves the schema wholly at the version its point implies")
+    func stagedMigrationTortureOnPostgres() throws {
+        let database = try PostgresTestServer.newDatabase("torture")
+        let folder = TemporaryFolders.root.appendingPathComponent("torture-\(UUID().uuidString)")
+        let torture = try WriterProcess(executable: "CrashWorkload",
+                                        arguments: ["staged-migrate-torture", "12", folder.path, "5", "1000", "300", database.absoluteString])
+        let outcome = torture.finish(within: .seconds(600))
+        #expect(outcome.status == 0, "\(outcome.output)")
+        let line = try #require(outcome.output.split(separator: "\n").last { $0.hasPrefix("staged-migrate-torture ok:") }, "\(outcome.output)")
+        #expect(line.contains("store=postgres"), "the rounds ran on PostgreSQL schemas: \(line)")
+        var counts: [String: Int] = [:]
+        for pair in line.split(separator: " ") {
+            let parts = pair.split(separator: "=")
+            if parts.count == 2, let value = Int(parts[1]) { counts[String(parts[0])] = value }
+        }
+        for point in ["copyingStage1", "inWillMigrate", "copyingStage2", "inDidMigrate", "afterStage2"] {
+            #expect(counts[point] == 2, "two children died at \(point): \(line)")
+        }
+        #expect((counts["atVersion1"] ?? 0) >= 2, "\(line)")
+        #expect((counts["atVersion2"] ?? 0) >= 6, "\(line)")
+        #expect((counts["atVersion3"] ?? 0) >= 2, "\(line)")
+        #expect(counts["rowsChecked"] == 12 * 1000, "\(line)")
+    }
+
     @Test("A process killed during a migration leaves the store wholly at one version; the next open migrates it",
           arguments: StoreKind.allCases, ["stage1", "willMigrate", "didMigrate"])
     func killedMigrationLeavesOneVersion(_ kind: StoreKind, _ point: String) throws {

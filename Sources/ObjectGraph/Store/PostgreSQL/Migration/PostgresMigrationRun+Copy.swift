@@ -4,10 +4,10 @@ import Foundation
 /// SQLite), then the new version's tables in a new schema, filled with the plan's
 /// `INSERT ... SELECT` statements from the old one, in the migration's transaction.
 extension PostgresMigrationRun {
-    /// Writes the schema's rows migrated to `model` into a new schema and returns its name;
-    /// the store's schema is left as it is. With `refusingDrops`, data the model has no place
-    /// for throws ``MigrationError/Code/wouldDropData`` first.
-    func copy(to model: ManagedObjectModel, writtenWith: ManagedObjectModel?, refusingDrops: Bool) throws -> String {
+    /// Writes the schema's rows migrated to `model` into a new schema and returns its name
+    /// and the rows copied; the store's schema is left as it is. With `refusingDrops`, data
+    /// the model has no place for throws ``MigrationError/Code/wouldDropData`` first.
+    func copy(to model: ManagedObjectModel, writtenWith: ManagedObjectModel?, refusingDrops: Bool) throws -> (schema: String, rows: Int) {
         try session.execute("SET LOCAL search_path TO \(schema)")
         let metadata = try readMetadata()
         try SQLiteStore.refuseAnotherModel(storedEntities: Set(metadata.versionHashes.keys), model: model, url: url)
@@ -26,7 +26,7 @@ extension PostgresMigrationRun {
         } catch let error as StoreError {
             throw failure(error, plan: plan)
         }
-        return target
+        return (target, plan.totalRows)
     }
 
     private func write(_ plan: MigrationPlan, model: ManagedObjectModel, metadata: StoreMetadata, into target: String, refusingDrops: Bool) throws {
@@ -71,7 +71,6 @@ extension PostgresMigrationRun {
         migrated.record(model)
         try session.execute("INSERT INTO \(target).Z_METADATA (Z_VERSION, Z_UUID, Z_PLIST) VALUES (1, ?, ?)",
                             [.text(migrated.uuid), .blob(try migrated.plist(storeType: "PostgreSQL"))])
-        migrator.progress?(MigrationProgress(completedRows: total, totalRows: total, entity: nil))
     }
 
     /// Runs one of the plan's statements (already numbered `$1`, `$2`...).

@@ -67,19 +67,22 @@ struct PostgresMigrationRun {
             try session.execute("SET LOCAL search_path TO \(schema)")
             let hashes = try readMetadata().versionHashes
             if model.matchesStoreVersionHashes(hashes) { return }
+            let rows: Int
             switch chain.nextMove(from: hashes, done: done) {
             case .stage(let index):
                 done.insert(index)
                 let stage = stages[index]
                 if stage.isCustom {
-                    try runCustomStage(stage)
+                    rows = try runCustomStage(stage)
                 } else {
-                    try migrateLightweight(steps: [stage.destinationModel], writtenWith: stage.sourceModel, declared: true)
+                    rows = try migrateLightweight(steps: [stage.destinationModel], writtenWith: stage.sourceModel, declared: true)
                 }
             case .lightweight(let steps, let writtenWith, let declared):
-                try migrateLightweight(steps: steps, writtenWith: writtenWith, declared: declared)
+                rows = try migrateLightweight(steps: steps, writtenWith: writtenWith, declared: declared)
             }
             try commitMove()
+            // As for a file: the end of a move is reported once it is in place (committed).
+            migrator.progress?(MigrationProgress(completedRows: rows, totalRows: rows, entity: nil))
         }
         throw MigrationError(.notInferable, url: url, "the migration stages do not lead the store to the model: after every stage that starts from the store's version, it is still not at the model's version; check each stage's source and destination models")
     }
@@ -100,18 +103,23 @@ struct PostgresMigrationRun {
         return try StoreMetadata(uuid: uuid, plist: plist)
     }
 
-    /// Migrates the schema through `steps` (each into a new schema that replaces it).
-    private func migrateLightweight(steps: [ManagedObjectModel], writtenWith: ManagedObjectModel?, declared: Bool) throws {
+    /// Migrates the schema through `steps` (each into a new schema that replaces it); returns
+    /// the rows the last step copied.
+    private func migrateLightweight(steps: [ManagedObjectModel], writtenWith: ManagedObjectModel?, declared: Bool) throws -> Int {
+        var rows = 0
         for (index, model) in steps.enumerated() {
             let refusing = index == 0 && !migrator.allowsDroppingData && !declared
-            let target = try copy(to: model, writtenWith: index == 0 ? writtenWith : steps[index - 1], refusingDrops: refusing)
+            let target: String
+            (target, rows) = try copy(to: model, writtenWith: index == 0 ? writtenWith : steps[index - 1], refusingDrops: refusing)
             try replace(with: target)
         }
+        return rows
     }
 
     /// Runs a custom stage: `willMigrate` on the schema, the lightweight step into a new
-    /// schema, `didMigrate` on both, then the new schema replaces the old.
-    private func runCustomStage(_ stage: MigrationStage) throws {
+    /// schema, `didMigrate` on both, then the new schema replaces the old. Returns the rows the
+    /// lightweight step copied.
+    private func runCustomStage(_ stage: MigrationStage) throws -> Int {
         if let willMigrate = stage.willMigrate {
             try withStageContext(schema: schema, model: stage.sourceModel, readOnly: false) { try willMigrate($0) }
         }
@@ -121,16 +129,17 @@ struct PostgresMigrationRun {
                     try withStageContext(schema: schema, model: stage.destinationModel, readOnly: false) { try didMigrate($0, source) }
                 }
             }
-            return
+            return 0
         }
         try session.execute("SET LOCAL search_path TO \(schema)")
-        let target = try copy(to: stage.destinationModel, writtenWith: stage.sourceModel, refusingDrops: false)
+        let (target, rows) = try copy(to: stage.destinationModel, writtenWith: stage.sourceModel, refusingDrops: false)
         if let didMigrate = stage.didMigrate {
             try withStageContext(schema: schema, model: stage.sourceModel, readOnly: true) { source in
                 try withStageContext(schema: target, model: stage.destinationModel, readOnly: false) { try didMigrate($0, source) }
             }
         }
         try replace(with: target)
+        return rows
     }
 
     /// Runs `body` with a context on the store in `schema` at `model`'s version, in the
