@@ -7,11 +7,13 @@ import ObjectGraphPostgres
 // chain (a lightweight stage, then a custom one splitting `fullName`), for the tests of
 // processes migrating one store (StoreMigrationProcessTests).
 //
-// Each handler of the custom stage appends "<handler> <pid>" to the log file, so the test
-// counts how many processes ran it; `willMigrate` then waits a second, so that another
-// process opening the store meanwhile has to wait for the migration. With a kill point the
-// process kills itself (SIGKILL) there: `stage1` at the first rows the lightweight stage
-// copies, `willMigrate` after its changes, `didMigrate` after the split (neither saved).
+// The process appends "start <pid>" to the log file before it opens the store, "opened <pid>"
+// once it is open, and each handler of the custom stage "<handler> <pid>", so the test sees
+// how many processes ran them and in which order. With the kill point `pair`, `willMigrate`
+// first waits (10 s at most) until two processes have started, so the other one is opening
+// the store while this one migrates it. With another kill point the process kills itself
+// (SIGKILL) there: `stage1` at the first rows the lightweight stage copies, `willMigrate`
+// after its changes, `didMigrate` after the split (neither saved).
 //
 // Prints `store writer migrate ok: <first names>`, or what went wrong (exit 1).
 
@@ -38,11 +40,13 @@ final class ContactV3: ManagedObject {
 
 func migrateContacts(kind: String, place: String, log: String, killPoint: String?) -> Never {
     let pid = ProcessInfo.processInfo.processIdentifier
+    // O_APPEND: the processes write the log at once, and each line must land whole at its end.
     @Sendable func record(_ handler: String) {
-        guard let file = FileHandle(forWritingAtPath: log) else { return }
-        file.seekToEndOfFile()
-        file.write(Data("\(handler) \(pid)\n".utf8))
-        try? file.close()
+        let descriptor = open(log, O_WRONLY | O_APPEND)
+        guard descriptor >= 0 else { return }
+        let line = Array("\(handler) \(pid)\n".utf8)
+        _ = line.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+        close(descriptor)
     }
     @Sendable func reach(_ point: String) {
         if point == killPoint { raise(SIGKILL) }
@@ -53,10 +57,11 @@ func migrateContacts(kind: String, place: String, log: String, killPoint: String
         let stages = StagedMigrationManager([
             .lightweight(from: v1, to: v2),
             .custom(from: v2, to: v3, label: "split fullName", willMigrate: { context in
+                if killPoint == "pair" { waitForTwoStarts(log: log) }
                 record("willMigrate")
                 for contact in try context.fetch(FetchRequest<ContactV2>()) { contact.starred = true }
                 reach("willMigrate")
-                Thread.sleep(forTimeInterval: 1)
+                Thread.sleep(forTimeInterval: 0.5)
             }, didMigrate: { context, old in
                 record("didMigrate")
                 for contact in try old.fetch(FetchRequest<ContactV2>()) {
@@ -69,15 +74,27 @@ func migrateContacts(kind: String, place: String, log: String, killPoint: String
                 reach("didMigrate")
             }),
         ])
+        record("start")
         let container = try PersistentContainer(name: "Contacts", model: v3, location: try location(kind: kind, place: place),
                                                 stagedMigration: stages, migrationProgress: { progress in
             if progress.entity != nil { reach("stage1") }
         })
+        record("opened")
         let contacts = try container.viewContext.fetch(FetchRequest<ContactV3>(sortDescriptors: [SortKey("telephone")]))
         print("store writer migrate ok: \(contacts.map(\.firstName).joined(separator: ",")) starred=\(contacts.filter(\.starred).count)")
         exit(0)
     } catch {
         print("store writer migrate FAILED: \(error)")
         exit(1)
+    }
+}
+
+/// Waits until the log holds two "start" lines (10 s at most).
+func waitForTwoStarts(log: String) {
+    let deadline = Date().addingTimeInterval(10)
+    while Date() < deadline {
+        let text = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+        if text.split(separator: "\n").filter({ $0.hasPrefix("start ") }).count >= 2 { return }
+        usleep(10_000)
     }
 }

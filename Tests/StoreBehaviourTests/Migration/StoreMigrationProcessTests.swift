@@ -35,7 +35,7 @@ struct StoreMigrationProcessTests {
     @Test("Two processes opening one store with the newer model at once: one migrates, the other waits and opens it", arguments: StoreKind.allCases)
     func twoProcessesMigrateOnce(_ kind: StoreKind) throws {
         let (store, log) = try contactStore(kind)
-        let arguments = [kind.rawValue, store.processArgument, "migrate", log.path]
+        let arguments = [kind.rawValue, store.processArgument, "migrate", log.path, "pair"]
         let first = try WriterProcess(kind: kind, arguments: arguments)
         let second = try WriterProcess(kind: kind, arguments: arguments)
         let outcomes = [first.finish(within: .seconds(120)), second.finish(within: .seconds(120))]
@@ -43,10 +43,13 @@ struct StoreMigrationProcessTests {
             #expect(outcome.status == 0, "\(outcome.output)")
             #expect(outcome.output.contains("store writer migrate ok: Ada,Grace,Plato starred=3"), "each process opens the migrated store: \(outcome.output)")
         }
-        let lines = try logLines(log)
-        #expect(lines.count == 2, "the custom stage ran once, in one process: \(lines)")
-        #expect(Set(lines.map { $0.split(separator: " ").last! }).count == 1, "\(lines)")
-        #expect(lines.map { String($0.split(separator: " ").first!) } == ["willMigrate", "didMigrate"])
+        // "<event> <pid>" lines: both processes started, then one migrated (its handlers ran
+        // while the other was opening), then both opened the store.
+        let lines = try logLines(log).map { $0.split(separator: " ").map(String.init) }
+        #expect(lines.map { $0[0] } == ["start", "start", "willMigrate", "didMigrate", "opened", "opened"], "\(lines)")
+        let handlers = lines.filter { $0[0].hasSuffix("Migrate") }
+        #expect(Set(handlers.map { $0[1] }).count == 1, "the custom stage ran in one process only: \(lines)")
+        #expect(Set(lines.filter { $0[0] == "start" }.map { $0[1] }).count == 2, "two processes: \(lines)")
     }
 
     @Test("CrashWorkload's staged migration torture on PostgreSQL: every kill leaves the schema wholly at the version its point implies")
