@@ -82,3 +82,22 @@ func fileModel(_ entities: String) throws -> ManagedObjectModel {
         """.utf8).write(to: file)
     return try ManagedObjectModel(contentsOf: file)
 }
+
+/// An `.xcdatamodeld` bundle of `versions` (each the entities inside `<model>`), the last
+/// current, read as its current version with the others as its earlier versions.
+func bundleModel(_ versions: [String]) throws -> ManagedObjectModel {
+    let bundle = TemporaryFolders.root.appendingPathComponent("Model-\(UUID().uuidString).xcdatamodeld")
+    for (index, entities) in versions.enumerated() {
+        let folder = bundle.appendingPathComponent("Model \(index + 1).xcdatamodel")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        try Data("""
+            <?xml version="1.0" encoding="UTF-8" standalone="yes"?>
+            <model type="com.apple.IDECoreDataModeler.DataModel" documentVersion="1.0" systemVersion="1" minimumToolsVersion="Automatic" sourceLanguage="Swift" userDefinedModelVersionIdentifier="">
+            \(entities)
+            </model>
+            """.utf8).write(to: folder.appendingPathComponent("contents"))
+    }
+    let current = try PropertyListSerialization.data(fromPropertyList: ["_XCCurrentVersionName": "Model \(versions.count).xcdatamodel"], format: .xml, options: 0)
+    try current.write(to: bundle.appendingPathComponent(".xccurrentversion"))
+    return try ManagedObjectModel(contentsOf: bundle)
+}

@@ -167,6 +167,52 @@ struct StoreMigrationTests {
         try assertStillAtVersion1(store, v1)
     }
 
+    @Test("A model bundle's version chain migrates through every version in one move", arguments: StoreKind.allCases)
+    func bundleChainMigrates(_ kind: StoreKind) throws {
+        let store = try kind.newStore()
+        let versions = [
+            """
+            <entity name="Note" representedClassName="Note" syncable="YES">
+                <attribute name="body" optional="YES" attributeType="String"/>
+                <attribute name="gone" optional="YES" attributeType="String"/>
+            </entity>
+            """,
+            """
+            <entity name="Note" representedClassName="Note" syncable="YES">
+                <attribute name="text" optional="YES" attributeType="String" elementID="body"/>
+                <attribute name="stars" attributeType="Integer 64" defaultValueString="3" usesScalarValueType="YES"/>
+            </entity>
+            """,
+            """
+            <entity name="Note" representedClassName="Note" syncable="YES">
+                <attribute name="text" optional="YES" attributeType="String"/>
+                <attribute name="stars" attributeType="Integer 16" defaultValueString="3" usesScalarValueType="YES"/>
+                <attribute name="pinned" attributeType="Boolean" defaultValueString="YES" usesScalarValueType="YES"/>
+            </entity>
+            """,
+        ]
+        let v1 = try fileModel(versions[0])
+        do {
+            let container = try open(store, v1)
+            defer { container.persistentStoreCoordinator.close() }
+            for body in ["a", "b"] {
+                let note = try container.viewContext.insertNewObject(forEntityName: "Note")
+                try note.setValue(body, forKey: "body")
+                try note.setValue("dropped, as version 2 declares", forKey: "gone")
+            }
+            try container.viewContext.save()
+        }
+        let newest = try bundleModel(versions)
+        let container = try open(store, newest)
+        defer { container.persistentStoreCoordinator.close() }
+        var request = FetchRequest<ManagedObject>(entityName: "Note")
+        request.sortDescriptors = [SortKey("text")]
+        let notes = try container.viewContext.fetch(request)
+        #expect(notes.map { $0.value(forKey: "text") as? String } == ["a", "b"], "body renamed text in version 2")
+        #expect(notes.map { "\($0.value(forKey: "stars") ?? "nil")" } == ["3", "3"], "added in version 2, narrowed in 3")
+        #expect(notes.map { "\($0.value(forKey: "pinned") ?? "nil")" } == ["true", "true"], "added in version 3 with its default")
+    }
+
     @Test("The forecast is SQLite-only: a PostgreSQL store's URL gets a typed error saying so")
     func forecastIsSQLiteOnly() throws {
         let store = try StoreKind.postgres.newStore()
