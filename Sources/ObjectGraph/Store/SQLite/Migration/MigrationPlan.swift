@@ -168,9 +168,9 @@ struct MigrationPlan {
         var low: Int64 = 0
         var high: Int64 = 0
         if let row = try connection.rows("SELECT count(*), min(Z_PK), max(Z_PK) FROM \(quote(sourceTable)) WHERE Z_ENT = ?", [.integer(from.number)]).first {
-            count = Int(row[0].integerValue ?? 0)
-            low = row[1].integerValue ?? 0
-            high = row[2].integerValue ?? 0
+            count = Int(row[0].plannedInteger)
+            low = row[1].plannedInteger
+            high = row[2].plannedInteger
         }
         return EntityCopy(entity: entity.name, sourceNumber: from.number, sourceTable: sourceTable, sql: sql, arguments: arguments,
                           rowCount: count, minKey: low, maxKey: high)

@@ -23,6 +23,31 @@ extension MigrationSource {
     }
 }
 
+extension SQLValue {
+    /// The value as an integer, as SQLite's `sqlite3_column_int64` reads any column (NULL
+    /// and text that is no number give 0), so a plan reads a store the same way through
+    /// either source.
+    var plannedInteger: Int64 {
+        switch self {
+        case .integer(let value): return value
+        case .real(let value): return value.isFinite && abs(value) < 9.2e18 ? Int64(value) : 0
+        case .text(let text): return Int64(text.prefix { $0.isNumber || $0 == "-" }) ?? 0
+        case .null, .blob: return 0
+        }
+    }
+
+    /// The value as text, as `sqlite3_column_text` reads it (NULL gives "").
+    var plannedText: String {
+        switch self {
+        case .text(let text): return text
+        case .integer(let value): return String(value)
+        case .real(let value): return String(value)
+        case .null: return ""
+        case .blob(let data): return String(decoding: data, as: UTF8.self)
+        }
+    }
+}
+
 extension MigrationError {
     /// The error for an old store that could not be read while its migration was planned.
     static func planningFailed(_ failure: any Error, url: URL) -> MigrationError {

@@ -107,11 +107,11 @@ final class ColumnUsage {
         var tableRows: [Int64: Int] = [:]
         do {
             for row in try connection.rows(sql, []) {
-                let number = row[0].integerValue ?? 0
-                tableRows[number] = Int(row[1].integerValue ?? 0)
+                let number = row[0].plannedInteger
+                tableRows[number] = Int(row[1].plannedInteger)
                 var values: [String: Int] = [:]
                 for (index, column) in columns.enumerated() {
-                    let count = Int(row[index + 2].integerValue ?? 0)
+                    let count = Int(row[index + 2].plannedInteger)
                     if count > 0 { values[column.uppercased()] = count }
                 }
                 tableCounts[number] = values

@@ -46,10 +46,9 @@ struct SourceSchema {
         var rows: [StoredEntity] = []
         var maxKeys: [Int64: Int64] = [:]
         for row in try connection.rows("SELECT Z_ENT, Z_NAME, Z_SUPER, Z_MAX FROM Z_PRIMARYKEY", []) {
-            let number = row[0].integerValue ?? 0
-            guard case .text(let name) = row[1] else { continue }
-            rows.append(StoredEntity(number: number, name: name, parent: row[2].integerValue ?? 0))
-            maxKeys[number] = row[3].integerValue ?? 0
+            let number = row[0].plannedInteger
+            rows.append(StoredEntity(number: number, name: row[1].plannedText, parent: row[2].plannedInteger))
+            maxKeys[number] = row[3].plannedInteger
         }
         let recorded = Self.recordedModel(metadata: metadata)
         // The model that wrote the store numbers its rows exactly; without it, the model
