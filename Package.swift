@@ -88,7 +88,7 @@ let package = Package(
         // The crash workload: commits in a loop with a journal; its parent kills and verifies.
         .executableTarget(
             name: "CrashWorkload",
-            dependencies: ["ManagedRecord", "CSQLite", .product(name: "Crypto", package: "swift-crypto")],
+            dependencies: ["ManagedRecord", "ObjectGraphPostgres", "CSQLite", .product(name: "Crypto", package: "swift-crypto")],
             path: "Tests/Harnesses/CrashWorkload"
         ),
         // The second process of LoadTests, writing the same store.

@@ -135,19 +135,22 @@ final class PostgresStoreTests: XCTestCase {
         XCTAssertEqual(try PostgresTestServer.psql("SELECT count(*) FROM coredata.z_primarykey", database: url), "3")
     }
 
-    func testAnIncompatibleModelIsRefusedAndTheSchemaLeftAlone() throws {
+    func testAnotherModelVersionIsRefusedReadOnlyAndMigratedOtherwise() throws {
         let url = try PostgresTestServer.newDatabase("incompatible")
         do {
             let container = try open(url)
             try fill(container.viewContext)
             container.persistentStoreCoordinator.close()
         }
-        XCTAssertThrowsError(try open(url, entities + [Stadium.self])) { error in
+        XCTAssertThrowsError(try open(url, entities + [Stadium.self], options: [.readOnly])) { error in
             let storeError = error as? StoreError
             XCTAssertEqual(storeError?.code, .incompatibleModel, "\(error)")
-            XCTAssertTrue(storeError?.message.contains("Migration is SQLite-only") == true, "\(error)")
+            XCTAssertTrue(storeError?.message.contains("read-only is not migrated") == true, "\(error)")
         }
         XCTAssertEqual(try PostgresTestServer.psql("SELECT count(*) FROM pg_tables WHERE schemaname = 'coredata'", database: url), "6")
+        let migrated = try open(url, entities + [Stadium.self])
+        migrated.persistentStoreCoordinator.close()
+        XCTAssertEqual(try PostgresTestServer.psql("SELECT count(*) FROM pg_tables WHERE schemaname = 'coredata'", database: url), "7", "Stadium's table added")
         XCTAssertEqual(try PostgresTestServer.psql("SELECT count(*) FROM coredata.zplayer", database: url), "7")
     }
 

@@ -81,9 +81,9 @@ public final class PersistentContainer: Sendable {
     /// the model is migrated first, as Core Data's lightweight migration infers it;
     /// `migrationProgress` hears how far it has got (see docs/migration.md).
     ///
-    /// A server store is created in its database on first use and checked against the model
-    /// afterwards; it is never migrated (a model that does not fit is refused with
-    /// ``StoreError`` `.incompatibleModel`), and `migrationProgress` is not called for it.
+    /// A server store is created in its database on first use; a schema written with another
+    /// version of the model is migrated as a file is (in one transaction per stage, under the
+    /// schema's advisory lock: see docs/migration.md).
     /// `options: [.readOnly]` works on a server store too: the store must exist, and every
     /// write throws ``StoreError`` `.readOnly`.
     ///
@@ -107,8 +107,10 @@ public final class PersistentContainer: Sendable {
         case .file(let file): url = file
         case .inMemory: url = nil
         case .server(let server):
+            let migrator = PostgresMigrator(stages: stagedMigration?.stages ?? [], allowsDroppingData: options.contains(.allowsDroppingData),
+                                            progress: migrationProgress)
             persistentStoreCoordinator = try PersistentStoreCoordinator(model: model, server: server, readOnly: options.contains(.readOnly),
-                                                                        persistentHistory: options.contains(.persistentHistory))
+                                                                        persistentHistory: options.contains(.persistentHistory), migrator: migrator)
             viewContext = ManagedObjectContext(coordinator: persistentStoreCoordinator, concurrencyType: MainQueue.isCurrent ? .mainQueue : .confined, name: "\(name).viewContext")
             return
         }

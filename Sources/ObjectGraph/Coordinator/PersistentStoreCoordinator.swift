@@ -51,12 +51,14 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {  // mutable
     /// Opens (or creates) the store of `model` on a database server (see
     /// ``DatabaseServerLocation``), and starts hearing the commits of other processes on it.
     /// With `persistentHistory` it creates the history tables where missing; a store that has
-    /// them records history either way.
+    /// them records history either way. A schema written with another version of the model is
+    /// migrated by `migrator`.
     ///
     /// - Throws: ``StoreError`` when the server cannot be reached, the database holds a store
     ///   that does not fit the model (`.incompatibleModel`), or `readOnly` finds no store.
-    convenience init(model: ManagedObjectModel, server: DatabaseServerLocation, readOnly: Bool, persistentHistory: Bool = false) throws {
-        let store = try PostgresStore(model: model, location: server, readOnly: readOnly)
+    convenience init(model: ManagedObjectModel, server: DatabaseServerLocation, readOnly: Bool, persistentHistory: Bool = false,
+                     migrator: PostgresMigrator = PostgresMigrator()) throws {
+        let store = try PostgresStore(model: model, location: server, readOnly: readOnly, migrator: migrator)
         self.init(model: model, store: store)
         do {
             try startHistory(creatingTables: persistentHistory)

@@ -90,7 +90,12 @@ func migrationTorture(kills: Int, folder: URL, seed: UInt64, rows: Int, maxDelay
 
 /// A version 1 store of `rows` notes ("note 0", ...; stars "0" to "4").
 func writeVersion1Notes(storeURL: URL, rows: Int) throws {
-    let container = try PersistentContainer(name: "Notes", entities: [MigratingNoteV1.self], storeURL: storeURL)
+    try writeVersion1Notes(location: .file(storeURL), rows: rows)
+}
+
+/// Writes `rows` notes of version 1 into a new store at `location`.
+func writeVersion1Notes(location: PersistentContainer.Location, rows: Int) throws {
+    let container = try PersistentContainer(name: "Notes", entities: [MigratingNoteV1.self], store: location)
     for number in 0..<rows {
         let note = MigratingNoteV1(context: container.viewContext)
         note.number = number

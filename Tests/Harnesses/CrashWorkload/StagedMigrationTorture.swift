@@ -68,12 +68,13 @@ func noteStages(kill: @escaping @Sendable (StageKillPoint) -> Void = { _ in }) t
     ])
 }
 
-/// The child: migrates the store through the stages, killing itself at `point`.
-func stagedMigrateChild(storeURL: URL, point: StageKillPoint) throws {
+/// The child: migrates the store (a file, or a PostgreSQL schema: see
+/// ``TortureStore``) through the stages, killing itself at `point`.
+func stagedMigrateChild(store: String, point: StageKillPoint) throws {
     let die: @Sendable (StageKillPoint) -> Void = { reached in if reached == point { raise(SIGKILL) } }
     let replacements = Locked(0)
     let container = try PersistentContainer(name: "Notes", model: ManagedObjectModel(entities: [MigratingNoteV3.self]),
-                                            location: .file(storeURL), stagedMigration: noteStages(kill: die),
+                                            location: try TortureStore.location(of: store), stagedMigration: noteStages(kill: die),
                                             migrationProgress: { progress in
         let stage = replacements.withLock { count -> Int in
             if progress.entity == nil { count += 1 }
@@ -110,19 +111,23 @@ private func runUntilItDies(_ arguments: [String], role: String) throws -> Bool 
 }
 
 /// The parent: `kills` rounds, the kill points in turn (every sixth round a random moment).
-func stagedMigrationTorture(kills: Int, folder: URL, seed: UInt64, rows: Int, maxDelayMilliseconds: Int) throws -> StagedMigrationTortureTally {
+/// With `postgres`, each round's store is a schema of its own in that database instead of a
+/// file in `folder`.
+func stagedMigrationTorture(kills: Int, folder: URL, seed: UInt64, rows: Int, maxDelayMilliseconds: Int,
+                            postgres: URL? = nil) throws -> StagedMigrationTortureTally {
     try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
     let versions = try [MigratingNoteV1.self, MigratingNoteV2.self, MigratingNoteV3.self].map { try ManagedObjectModel(entities: [$0]) }
     var random = SplitMix(state: seed)
     var tally = StagedMigrationTortureTally()
     for round in 0..<kills {
+        let store = try TortureStore(round: round, seed: seed, folder: folder, postgres: postgres)
         let storeURL = folder.appendingPathComponent("Notes-\(round).sqlite")
-        try writeVersion1Notes(storeURL: storeURL, rows: rows)
+        try writeVersion1Notes(location: store.location, rows: rows)
         let point = StageKillPoint.allCases[round % StageKillPoint.allCases.count]
         let role = "round \(round): the child migrating through the stages (\(point))"
         let killed = point == .random
-            ? try runAndKill(["staged-migrate", storeURL.path, point.rawValue], afterMilliseconds: 1 + random.below(maxDelayMilliseconds), role: role)
-            : try runUntilItDies(["staged-migrate", storeURL.path, point.rawValue], role: role)
+            ? try runAndKill(["staged-migrate", store.argument, point.rawValue], afterMilliseconds: 1 + random.below(maxDelayMilliseconds), role: role)
+            : try runUntilItDies(["staged-migrate", store.argument, point.rawValue], role: role)
         if killed {
             tally.kills += 1
             tally.byPoint[point, default: 0] += 1
@@ -132,8 +137,8 @@ func stagedMigrationTorture(kills: Int, folder: URL, seed: UInt64, rows: Int, ma
             throw WorkloadFailure("\(role) finished without reaching its kill point")
         }
 
-        try checkIntegrity(storeURL)
-        let at = try versions.indices.filter { try !PersistentStoreCoordinator.requiresMigration(model: versions[$0], storeURL: storeURL) }
+        if postgres == nil { try checkIntegrity(storeURL) }
+        let at = try versions.indices.filter { try store.isAtVersion(versions[$0]) }
         guard at.count == 1 else { throw WorkloadFailure("round \(round): the store fits versions \(at.map { $0 + 1 }) after the kill at \(point): not wholly one version") }
         if killed {
             tally.atVersion[at[0]] += 1
@@ -141,7 +146,7 @@ func stagedMigrationTorture(kills: Int, folder: URL, seed: UInt64, rows: Int, ma
                 throw WorkloadFailure("round \(round): killed at \(point), the store is at version \(at[0] + 1), not \(expected)")
             }
         }
-        let container = try PersistentContainer(name: "Notes", model: versions[2], location: .file(storeURL), stagedMigration: noteStages())
+        let container = try PersistentContainer(name: "Notes", model: versions[2], location: store.location, stagedMigration: noteStages())
         let notes = try container.viewContext.fetch(FetchRequest<MigratingNoteV3>(sortDescriptors: [SortKey("number")]))
         guard notes.count == rows else { throw WorkloadFailure("round \(round): \(notes.count) notes after the migration, not \(rows)") }
         for (number, note) in notes.enumerated()
@@ -149,6 +154,10 @@ func stagedMigrationTorture(kills: Int, folder: URL, seed: UInt64, rows: Int, ma
             throw WorkloadFailure("round \(round): note \(number) reads \(note.number), \"\(note.word)\" \"\(note.rest)\", \(note.stars) stars, pinned \(note.pinned) after the migration")
         }
         tally.rowsChecked += notes.count
+        if postgres != nil {
+            try container.persistentStoreCoordinator.destroyStore()
+            continue
+        }
         container.persistentStoreCoordinator.close()
         try checkIntegrity(storeURL)
         try finishRound(round, storeURL: storeURL, folder: folder)

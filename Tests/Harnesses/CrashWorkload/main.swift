@@ -11,10 +11,12 @@
 //   CrashWorkload migrate-torture <kills> <folder> [seed] [rows] [max delay ms]
 //       the same for a lightweight migration: a child migrates a store, the parent kills
 //       it and checks the store is wholly one version and migrates with every row.
-//   CrashWorkload staged-migrate-torture <kills> <folder> [seed] [rows] [max delay ms]
+//   CrashWorkload staged-migrate-torture <kills> <folder> [seed] [rows] [max delay ms] [postgres URL]
 //       the same for a staged migration (a lightweight stage, then a custom one): each
 //       round's child dies at one point of a stage in turn (or at a random moment); the
 //       store must be wholly at the version that point implies (StagedMigrationTorture.swift).
+//       With a PostgreSQL URL, each round's store is a schema of that database, migrated in
+//       one transaction per stage (StagedMigrationTorture+Postgres.swift).
 //   CrashWorkload backup-torture <kills> <folder> [seed] [rows] [max delay ms]
 //       the same for an online backup: a child backs a store up, the parent kills it and
 //       checks the store is untouched and the copy complete or absent (BackupTorture.swift).
@@ -37,7 +39,7 @@ func usage() -> Never {
                CrashWorkload verify <store> <journal>
                CrashWorkload torture <kills> <folder> [seed] [max delay ms] [history]
                CrashWorkload migrate-torture <kills> <folder> [seed] [rows] [max delay ms]
-               CrashWorkload staged-migrate-torture <kills> <folder> [seed] [rows] [max delay ms]
+               CrashWorkload staged-migrate-torture <kills> <folder> [seed] [rows] [max delay ms] [postgres URL]
                CrashWorkload backup-torture <kills> <folder> [seed] [rows] [max delay ms]
                CrashWorkload backup-under-writer <backups> <folder> [seed]
                CrashWorkload migrate-and-add <store> <number>
@@ -79,15 +81,17 @@ do {
         print("migrate-torture ok: kills=\(tally.kills) stillVersion1=\(tally.killedBeforeReplacement) alreadyVersion2=\(tally.killedAfterReplacement) finishedBeforeKill=\(tally.finishedFirst) rowsChecked=\(tally.rowsChecked) lost=0 halfMigrated=0")
     case "staged-migrate" where arguments.count == 3:
         guard let point = StageKillPoint(rawValue: arguments[2]) else { usage() }
-        try stagedMigrateChild(storeURL: URL(fileURLWithPath: arguments[1]), point: point)
+        try stagedMigrateChild(store: arguments[1], point: point)
     case "staged-migrate-torture" where arguments.count >= 3:
         guard let kills = Int(arguments[1]) else { usage() }
         let seed = arguments.count > 3 ? UInt64(arguments[3]) ?? 1 : 1
         let rows = arguments.count > 4 ? Int(arguments[4]) ?? 5_000 : 5_000
         let delay = arguments.count > 5 ? Int(arguments[5]) ?? 400 : 400
-        let tally = try stagedMigrationTorture(kills: kills, folder: URL(fileURLWithPath: arguments[2]), seed: seed, rows: rows, maxDelayMilliseconds: delay)
+        let postgres = arguments.count > 6 ? URL(string: arguments[6]) : nil
+        let tally = try stagedMigrationTorture(kills: kills, folder: URL(fileURLWithPath: arguments[2]), seed: seed, rows: rows, maxDelayMilliseconds: delay,
+                                               postgres: postgres)
         let points = StageKillPoint.allCases.map { "\($0.rawValue)=\(tally.byPoint[$0] ?? 0)" }.joined(separator: " ")
-        print("staged-migrate-torture ok: kills=\(tally.kills) \(points) atVersion1=\(tally.atVersion[0]) atVersion2=\(tally.atVersion[1]) atVersion3=\(tally.atVersion[2]) finishedBeforeKill=\(tally.finishedFirst) rowsChecked=\(tally.rowsChecked) lost=0 halfMigrated=0")
+        print("staged-migrate-torture ok: store=\(postgres == nil ? "sqlite" : "postgres") kills=\(tally.kills) \(points) atVersion1=\(tally.atVersion[0]) atVersion2=\(tally.atVersion[1]) atVersion3=\(tally.atVersion[2]) finishedBeforeKill=\(tally.finishedFirst) rowsChecked=\(tally.rowsChecked) lost=0 halfMigrated=0")
     case "backup" where arguments.count == 4:
         try backupChild(storeURL: URL(fileURLWithPath: arguments[1]), copyURL: URL(fileURLWithPath: arguments[2]), pause: UInt32(arguments[3]) ?? 0)
     case "backup-torture" where arguments.count >= 3:

@@ -20,6 +20,10 @@
 // Runs insert/update/delete commands read from its input, with persistent history on
 // (without it with `plain`) (Script.swift).
 //
+//   StoreWriter <sqlite|postgres> <path or URL> migrate <log file> [kill point]
+//
+// Migrates a store of contacts through a staged chain (Migrate.swift).
+//
 //   StoreWriter <sqlite|postgres> <path or URL> tasks <n>
 //
 // Opens the store from <n> child tasks at once, on Swift's cooperative pool (as async code
@@ -49,6 +53,9 @@ if arguments.count == 4, arguments[3] == "script" {
 }
 if arguments.count == 5, arguments[3] == "script", arguments[4] == "plain" {
     runScript(kind: arguments[1], place: arguments[2], history: false)
+}
+if arguments.count >= 5, arguments[3] == "migrate" {
+    migrateContacts(kind: arguments[1], place: arguments[2], log: arguments[4], killPoint: arguments.count > 5 ? arguments[5] : nil)
 }
 if arguments.count == 5, arguments[3] == "tasks", let tasks = Int(arguments[4]) {
     openFromTasks(tasks, kind: arguments[1], place: arguments[2])

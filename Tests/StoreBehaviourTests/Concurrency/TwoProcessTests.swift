@@ -62,8 +62,13 @@ struct WriterProcess {
     }
 
     init(kind: StoreKind, arguments: [String]) throws {
+        try self.init(executable: "StoreWriter", arguments: arguments)
+    }
+
+    /// Another executable built with the tests (`CrashWorkload`), with `arguments`.
+    init(executable name: String, arguments: [String]) throws {
         let folder = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
-        let executable = folder.appendingPathComponent("StoreWriter")
+        let executable = folder.appendingPathComponent(name)
         guard FileManager.default.isExecutableFile(atPath: executable.path) else {
             throw NotBuilt(path: executable.path)
         }

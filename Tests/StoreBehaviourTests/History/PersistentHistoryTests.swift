@@ -99,7 +99,7 @@ struct PersistentHistoryTests {
         #expect(history[2].changes.map(\.changeType) == [.delete])
         #expect(history[2].changes.map(\.changedObjectID) == [departments[0].objectID])
         #expect(history.map(\.author) == [nil, "janitor", "janitor"], "a batch request is recorded under its context's author, as a save is")
-        #expect(history[1].contextName == context.name && history[2].contextName == context.name && context.name != nil)
+        #expect(history[1].contextName == context.name && history[2].contextName == context.name && !context.name.isEmpty)
     }
 
     @Test("Tokens are Codable and read only later transactions; a date reads those committed after it", arguments: StoreKind.allCases)

@@ -13,13 +13,19 @@ struct PostgresFunctions {
 ///
 /// Two processes opening the same new database at once do not both create it: the check
 /// and the creation run in one transaction holding an advisory lock on the schema's name.
-/// An existing schema is never altered (but for recording the model's version hashes and
-/// unique indexes in a schema that lacks them): migration is SQLite-only for now, so a schema
-/// written with another version of the model is refused.
+/// A schema written with another version of the model is migrated to it under the same lock
+/// (``PostgresMigrator``), unless the store is opened read-only or without a migrator: then
+/// it is refused. An existing schema is otherwise never altered (but for recording the
+/// model's version hashes and unique indexes in a schema that lacks them).
 struct PostgresSchema {
     let model: ManagedObjectModel
     let schema: String
     let url: URL?
+    /// Migrates a schema of another model version; nil refuses it.
+    var migrator: PostgresMigrator? = nil
+
+    /// The name whose hash keys the schema's advisory lock.
+    static func lockKey(_ schema: String) -> String { "managedrecord.schema.\(schema)" }
 
     struct Opened {
         var layout: StoreLayout
@@ -33,7 +39,7 @@ struct PostgresSchema {
             try session.execute("BEGIN")
             do {
                 // Taken for the transaction: a second opener waits here until the first commits.
-                try session.execute("SELECT pg_advisory_xact_lock(hashtext(?))", [.text("managedrecord.schema.\(schema)")])
+                try session.execute("SELECT pg_advisory_xact_lock(hashtext(?))", [.text(Self.lockKey(schema))])
                 let exists = try session.scalar("SELECT to_regclass(?) IS NOT NULL", [.text("\(schema).z_metadata")]) == .integer(1)
                 let opened: Opened
                 if exists {
@@ -114,8 +120,8 @@ struct PostgresSchema {
     // MARK: Opening
 
     /// Opens the schema with the model that wrote it: its version hashes (`Z_METADATA`'s
-    /// plist, as in a SQLite store) must be the model's, since PostgreSQL stores are not
-    /// migrated yet. A schema whose metadata records no hashes opens when its tables and
+    /// plist, as in a SQLite store) must be the model's, or the schema is migrated to the
+    /// model first (when there is a migrator and the store is not read-only). A schema whose metadata records no hashes opens when its tables and
     /// columns (with their types) fit the model; it then gets the model's unique indexes and
     /// hashes (unless opened read-only).
     private func openExisting(_ session: PostgresSession, readOnly: Bool) throws -> Opened {
@@ -131,7 +137,15 @@ struct PostgresSchema {
         }
         let recordsHashes = !metadata.versionHashes.isEmpty
         if recordsHashes && !model.matchesStoreVersionHashes(metadata.versionHashes) {
-            throw StoreError(.incompatibleModel, url: url, "the store in the schema \(schema) was written with another version of the model: \(metadata.differences(from: model).prefix(8).joined(separator: "; ")). Migration is SQLite-only for now (lightweight migration of PostgreSQL stores is not implemented yet), so a PostgreSQL store opens only with the model it was written with; nothing was changed")
+            if let migrator, !readOnly {
+                try migrator.migrate(session, schema: schema, model: model, url: url, location: url)
+                var migrated = self
+                migrated.migrator = nil
+                return try migrated.openExisting(session, readOnly: readOnly)
+            }
+            let why = readOnly ? "A store opened read-only is not migrated: open it without .readOnly to migrate it to the model"
+                               : "This store was opened without migration, so it opens only with the model it was written with"
+            throw StoreError(.incompatibleModel, url: url, "the store in the schema \(schema) was written with another version of the model: \(metadata.differences(from: model).prefix(8).joined(separator: "; ")). \(why); nothing was changed")
         }
         var rows: [StoredEntity] = []
         try session.query("SELECT Z_ENT, Z_NAME, Z_SUPER FROM Z_PRIMARYKEY") { row in
@@ -161,7 +175,7 @@ struct PostgresSchema {
                 return Opened(layout: layout, metadata: metadata, functions: PostgresFunctions(diacriticFolding: comment))
             }
         }
-        throw StoreError(.incompatibleModel, url: url, "the store in the schema \(schema) does not fit the model: \(problems.prefix(8).joined(separator: "; ")). Migration is SQLite-only for now: a PostgreSQL store is opened only with the model it was created with (or one with the same tables and columns); nothing was changed")
+        throw StoreError(.incompatibleModel, url: url, "the store in the schema \(schema) does not fit the model: \(problems.prefix(8).joined(separator: "; ")). Its metadata records no model version, so it cannot be migrated: it is opened only with a model of the same tables and columns; nothing was changed")
     }
 
     /// Makes a schema whose metadata records no version hashes (and whose tables fit the

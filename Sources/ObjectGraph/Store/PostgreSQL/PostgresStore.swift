@@ -40,8 +40,9 @@ final class PostgresStore: PersistentStore, @unchecked Sendable {  // mutable st
     var channel: String { "og_changes_\(schema)" }
 
     /// Opens the store in the database at `location` (creating the schema and its tables on
-    /// first use), refusing a schema that does not fit `model`.
-    init(model: ManagedObjectModel, location: DatabaseServerLocation, readOnly: Bool) throws {
+    /// first use), migrating a schema of another model version with `migrator` (refusing it
+    /// without one) and refusing a schema that does not fit `model`.
+    init(model: ManagedObjectModel, location: DatabaseServerLocation, readOnly: Bool, migrator: PostgresMigrator? = nil) throws {
         let (serverURL, schema, displayURL) = try Self.parse(location.url)
         self.model = model
         self.url = displayURL
@@ -49,7 +50,7 @@ final class PostgresStore: PersistentStore, @unchecked Sendable {  // mutable st
         self.isReadOnly = readOnly
         driver = try location.connect(serverURL)
         do {
-            let opened = try PostgresSchema(model: model, schema: schema, url: displayURL).open(driver: driver, readOnly: readOnly)
+            let opened = try PostgresSchema(model: model, schema: schema, url: displayURL, migrator: migrator).open(driver: driver, readOnly: readOnly)
             layout = opened.layout
             functions = opened.functions
             identity = StoreIdentity.of(uuid: opened.metadata.uuid, model: model)

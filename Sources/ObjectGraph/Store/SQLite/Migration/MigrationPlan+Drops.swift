@@ -58,9 +58,7 @@ extension MigrationPlan {
             dropped.append(.init(entity: owner?.name ?? table, property: owner.flatMap { recordedName(ofRelationship: name, in: $0) } ?? name.lowercased(),
                                  rowCount: rows))
         }
-        if let failure = source.usage.failure {
-            throw MigrationError(.writeFailed, url: url, "the store cannot be read to plan its migration", underlying: failure)
-        }
+        if let failure = source.usage.failure { throw MigrationError.planningFailed(failure, url: url) }
         return dropped
     }
 

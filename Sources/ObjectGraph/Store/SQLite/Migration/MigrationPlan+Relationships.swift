@@ -58,7 +58,7 @@ extension MigrationPlan {
         let destination = relationship.destinationEntity!
         let shift = offset(of: destination)
         if let old = sourceColumn(for: relationship, of: from) {
-            return "s.\(Self.quote(old)) + \(shift)"
+            return "s.\(quote(old)) + \(shift)"
         }
         // A join table or an inverse's foreign key holds keys of the old rows of the
         // relationship's entity; rows that came from another table (an entity that moved
@@ -66,12 +66,12 @@ extension MigrationPlan {
         guard sourceEntity(of: relationship.entity).map({ source.family(of: $0).contains(from.number) }) ?? true else { return "NULL" }
         if let join = sourceJoin(for: relationship) {
             reads.tables.insert(join.table)
-            return "(SELECT min(j.\(Self.quote(join.destinationColumn))) FROM src.\(Self.quote(join.table)) j WHERE j.\(Self.quote(join.ownColumn)) = s.Z_PK) + \(shift)"
+            return "(SELECT min(j.\(quote(join.destinationColumn))) FROM \(dialect.source).\(quote(join.table)) j WHERE j.\(quote(join.ownColumn)) = s.Z_PK) + \(shift)"
         }
         if let inverse = relationship.inverseRelationship, let target = sourceEntity(of: destination) {
             let destinationTable = source.table(of: target)
             if let key = sourceColumn(for: inverse, of: target, family: destination) {
-                return "(SELECT min(d.Z_PK) FROM src.\(Self.quote(destinationTable)) d WHERE d.\(Self.quote(key)) = s.Z_PK AND d.Z_ENT IN (\(sourceNumbers(of: destination)))) + \(shift)"
+                return "(SELECT min(d.Z_PK) FROM \(dialect.source).\(quote(destinationTable)) d WHERE d.\(quote(key)) = s.Z_PK AND d.Z_ENT IN (\(sourceNumbers(of: destination)))) + \(shift)"
             }
         }
         return "NULL"
@@ -102,22 +102,22 @@ extension MigrationPlan {
                 for order in orderColumns {
                     guard let sourceOrder = sourceOrderColumn(for: order, in: old.table) else { continue }
                     extraColumns.append(order)
-                    extraValues.append("j.\(Self.quote(sourceOrder))")
+                    extraValues.append("j.\(quote(sourceOrder))")
                 }
-                select = "SELECT j.\(Self.quote(old.ownColumn)) + \(ownerShift), j.\(Self.quote(old.destinationColumn)) + \(memberShift)\(extraValues.map { ", " + $0 }.joined()) FROM src.\(Self.quote(old.table)) j"
+                select = "SELECT j.\(quote(old.ownColumn)) + \(ownerShift), j.\(quote(old.destinationColumn)) + \(memberShift)\(extraValues.map { ", " + $0 }.joined()) FROM \(dialect.source).\(quote(old.table)) j"
             } else if let from = sourceEntity(of: owner), let key = sourceColumn(for: primary, of: from, family: owner) {
-                select = "SELECT o.Z_PK + \(ownerShift), o.\(Self.quote(key)) + \(memberShift) FROM src.\(Self.quote(source.table(of: from))) o WHERE o.\(Self.quote(key)) IS NOT NULL AND o.Z_ENT IN (\(sourceNumbers(of: owner)))"
+                select = "SELECT o.Z_PK + \(ownerShift), o.\(quote(key)) + \(memberShift) FROM \(dialect.source).\(quote(source.table(of: from))) o WHERE o.\(quote(key)) IS NOT NULL AND o.Z_ENT IN (\(sourceNumbers(of: owner)))"
             } else if let inverse = primary.inverseRelationship, let from = sourceEntity(of: member),
                       let key = sourceColumn(for: inverse, of: from, family: member) {
-                select = "SELECT d.\(Self.quote(key)) + \(ownerShift), d.Z_PK + \(memberShift) FROM src.\(Self.quote(source.table(of: from))) d WHERE d.\(Self.quote(key)) IS NOT NULL AND d.Z_ENT IN (\(sourceNumbers(of: member)))"
+                select = "SELECT d.\(quote(key)) + \(ownerShift), d.Z_PK + \(memberShift) FROM \(dialect.source).\(quote(source.table(of: from))) d WHERE d.\(quote(key)) IS NOT NULL AND d.Z_ENT IN (\(sourceNumbers(of: member)))"
             }
             guard let select else { continue }
-            joinCopies.append("INSERT OR IGNORE INTO main.\(join.name) (\(([ownerColumn, memberColumn] + extraColumns).joined(separator: ", "))) \(select)")
+            joinCopies.append(dialect.insertIgnoring("\(dialect.target).\(join.name)", ([ownerColumn, memberColumn] + extraColumns).joined(separator: ", "), select))
             let ownerMapping = layout.mappings[owner.index]
             let memberMapping = layout.mappings[member.index]
             let lost = """
-                FROM main.\(join.name) WHERE \(ownerColumn) NOT IN (SELECT Z_PK FROM main.\(ownerMapping.table.name) WHERE Z_ENT IN (\(ownerMapping.familyNumbers.map(String.init).joined(separator: ", ")))) \
-                OR \(memberColumn) NOT IN (SELECT Z_PK FROM main.\(memberMapping.table.name) WHERE Z_ENT IN (\(memberMapping.familyNumbers.map(String.init).joined(separator: ", "))))
+                FROM \(dialect.target).\(join.name) WHERE \(ownerColumn) NOT IN (SELECT Z_PK FROM \(dialect.target).\(ownerMapping.table.name) WHERE Z_ENT IN (\(ownerMapping.familyNumbers.map(String.init).joined(separator: ", ")))) \
+                OR \(memberColumn) NOT IN (SELECT Z_PK FROM \(dialect.target).\(memberMapping.table.name) WHERE Z_ENT IN (\(memberMapping.familyNumbers.map(String.init).joined(separator: ", "))))
                 """
             fixUps.append("DELETE " + lost)
             lossChecks.append(LossCheck(entity: owner.name, property: primary.name, sql: "SELECT count(*) " + lost))
@@ -163,11 +163,11 @@ extension MigrationPlan {
                 let family = mapping.familyNumbers.map(String.init).joined(separator: ", ")
                 let destinationFamily = destination.familyNumbers.map(String.init).joined(separator: ", ")
                 let table = mapping.table.name
-                let lost = "WHERE Z_ENT IN (\(family)) AND \(column) IS NOT NULL AND \(column) NOT IN (SELECT Z_PK FROM main.\(destination.table.name) WHERE Z_ENT IN (\(destinationFamily)))"
-                fixUps.append("UPDATE main.\(table) SET \(column) = NULL " + lost)
-                lossChecks.append(LossCheck(entity: entity.name, property: relationship.name, sql: "SELECT count(*) FROM main.\(table) " + lost))
+                let lost = "WHERE Z_ENT IN (\(family)) AND \(column) IS NOT NULL AND \(column) NOT IN (SELECT Z_PK FROM \(dialect.target).\(destination.table.name) WHERE Z_ENT IN (\(destinationFamily)))"
+                fixUps.append("UPDATE \(dialect.target).\(table) SET \(column) = NULL " + lost)
+                lossChecks.append(LossCheck(entity: entity.name, property: relationship.name, sql: "SELECT count(*) FROM \(dialect.target).\(table) " + lost))
                 if let entityColumn = mapping.entityColumnBySlot[relationship.slot] {
-                    fixUps.append("UPDATE main.\(table) SET \(entityColumn) = (SELECT d.Z_ENT FROM main.\(destination.table.name) d WHERE d.Z_PK = main.\(table).\(column)) WHERE Z_ENT IN (\(family))")
+                    fixUps.append("UPDATE \(dialect.target).\(table) SET \(entityColumn) = (SELECT d.Z_ENT FROM \(dialect.target).\(destination.table.name) d WHERE d.Z_PK = \(dialect.target).\(table).\(column)) WHERE Z_ENT IN (\(family))")
                 }
             }
         }

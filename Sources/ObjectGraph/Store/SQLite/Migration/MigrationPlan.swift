@@ -32,6 +32,8 @@ struct MigrationPlan {
     let source: SourceSchema
     let layout: StoreLayout
     let converter = MigrationValueConverter()
+    /// How the statements are written for the store that runs them.
+    let dialect: MigrationDialect
     private(set) var copies: [EntityCopy] = []
     /// `INSERT ... SELECT` statements filling join tables.
     var joinCopies: [String] = []
@@ -50,8 +52,9 @@ struct MigrationPlan {
 
     var totalRows: Int { copies.reduce(0) { $0 + $1.rowCount } }
 
-    init(source: SourceSchema, model: ManagedObjectModel, connection: SQLiteConnection, url: URL) throws {
+    init(source: SourceSchema, model: ManagedObjectModel, connection: any MigrationSource, url: URL) throws {
         self.url = url
+        dialect = connection.dialect
         self.source = source
         layout = StoreLayout(model: model, numbers: StoreLayout.defaultNumbers(for: model))
         sources = model.entities.map { source.entity(for: $0) }
@@ -62,9 +65,7 @@ struct MigrationPlan {
         }
         try planJoinTables()
         planFixUps()
-        if let failure = source.usage.failure {
-            throw MigrationError(.writeFailed, url: url, "the store cannot be read to plan its migration", underlying: failure)
-        }
+        if let failure = source.usage.failure { throw MigrationError.planningFailed(failure, url: url) }
     }
 
     // MARK: Keys
@@ -72,10 +73,13 @@ struct MigrationPlan {
     /// `identifier` as a quoted SQL identifier: names read from the old store are untrusted.
     static func quote(_ identifier: String) -> String { "\"" + identifier.replacingOccurrences(of: "\"", with: "\"\"") + "\"" }
 
+    /// `identifier`, a name of the old store, quoted for the plan's store.
+    func quote(_ identifier: String) -> String { dialect.quote(identifier) }
+
     /// Keys stay as they are unless rows of several old tables end up in one new table (an
     /// entity that moved into another hierarchy); then each later table's keys are shifted
     /// past the earlier ones'.
-    private mutating func assignOffsets(connection: SQLiteConnection) throws {
+    private mutating func assignOffsets(connection: any MigrationSource) throws {
         var next: [String: Int64] = [:]
         for entity in layout.model.entities {
             guard let from = sources[entity.index] else { continue }
@@ -88,7 +92,7 @@ struct MigrationPlan {
                     throw MigrationError(.notInferable, url: url, entity: entity.name,
                                          "the store lists \(from.name) in Z_PRIMARYKEY but has no table \(sourceTable); the store is damaged or was not written by Core Data")
                 }
-                if case .integer(let maximum)? = try connection.scalar("SELECT max(Z_PK) FROM \(Self.quote(sourceTable))") {
+                if case .integer(let maximum)? = try connection.scalar("SELECT max(Z_PK) FROM \(quote(sourceTable))") {
                     sourceMaxKeys[sourceTable] = max(maximum, source.root(of: from).maxKey)
                 } else {
                     sourceMaxKeys[sourceTable] = source.root(of: from).maxKey
@@ -136,7 +140,7 @@ struct MigrationPlan {
         return column
     }
 
-    private mutating func entityCopy(_ entity: EntityDescription, from: SourceSchema.Entity, connection: SQLiteConnection) throws -> EntityCopy {
+    private mutating func entityCopy(_ entity: EntityDescription, from: SourceSchema.Entity, connection: any MigrationSource) throws -> EntityCopy {
         let mapping = layout.mappings[entity.index]
         let sourceTable = source.table(of: from)
         var columns = ["Z_PK", "Z_ENT", "Z_OPT"]
@@ -156,16 +160,17 @@ struct MigrationPlan {
             guard source.columnType(column, in: sourceTable) != nil else { continue }
             reads.columns.insert(SourceReads.key(entity: from.number, table: sourceTable, column: column))
             columns.append(column)
-            expressions.append("s.\(Self.quote(column))")
+            expressions.append("s.\(quote(column))")
         }
-        let sql = "INSERT INTO main.\(mapping.table.name) (\(columns.joined(separator: ", "))) SELECT \(expressions.joined(separator: ", ")) FROM src.\(Self.quote(sourceTable)) s WHERE s.Z_ENT = ?1 AND s.Z_PK > ?2 AND s.Z_PK <= ?3"
+        let (p1, p2, p3) = (dialect.parameter(1), dialect.parameter(2), dialect.parameter(3))
+        let sql = "INSERT INTO \(dialect.target).\(mapping.table.name) (\(columns.joined(separator: ", "))) SELECT \(expressions.joined(separator: ", ")) FROM \(dialect.source).\(quote(sourceTable)) s WHERE s.Z_ENT = \(p1) AND s.Z_PK > \(p2) AND s.Z_PK <= \(p3)"
         var count = 0
         var low: Int64 = 0
         var high: Int64 = 0
-        try connection.query("SELECT count(*), min(Z_PK), max(Z_PK) FROM \(Self.quote(sourceTable)) WHERE Z_ENT = ?", [.integer(from.number)]) { row in
-            count = Int(row.int64(0))
-            low = row.int64(1)
-            high = row.int64(2)
+        if let row = try connection.rows("SELECT count(*), min(Z_PK), max(Z_PK) FROM \(quote(sourceTable)) WHERE Z_ENT = ?", [.integer(from.number)]).first {
+            count = Int(row[0].plannedInteger)
+            low = row[1].plannedInteger
+            high = row[2].plannedInteger
         }
         return EntityCopy(entity: entity.name, sourceNumber: from.number, sourceTable: sourceTable, sql: sql, arguments: arguments,
                           rowCount: count, minKey: low, maxKey: high)
@@ -185,7 +190,7 @@ struct MigrationPlan {
         if let old = sourceColumn(for: attribute, of: from), let declared = source.columnType(old, in: sourceTable) {
             hasColumn = true
             if MigrationValueConverter.isInferable(from: declared, to: attribute.attributeType) {
-                expression = "s.\(Self.quote(old))"
+                expression = "s.\(quote(old))"
                 converted = !MigrationValueConverter.copiesUnchanged(from: declared, to: attribute.attributeType)
             } else if !isGuessedAndEmpty(old, of: from) {
                 throw MigrationError(.notInferable, url: url, entity: entity.name, property: attribute.name,
@@ -194,8 +199,9 @@ struct MigrationPlan {
         }
         if defaultValue != .null && (!hasColumn || !attribute.isOptional) {
             arguments.append(defaultValue)
-            expression = hasColumn ? "COALESCE(\(converted ? wrap(expression, converting: attribute, of: entity, required: false) : expression), ?\(arguments.count + 3))"
-                                   : "?\(arguments.count + 3)"
+            let parameter = dialect.parameter(arguments.count + 3)
+            expression = hasColumn ? "COALESCE(\(converted ? wrap(expression, converting: attribute, of: entity, required: false) : expression), \(parameter))"
+                                   : parameter
         } else if !attribute.isOptional {
             expression = wrap(expression, converting: attribute, of: entity, required: true)
         } else if converted {
@@ -216,6 +222,6 @@ struct MigrationPlan {
 
     private func wrap(_ expression: String, converting attribute: AttributeDescription, of entity: EntityDescription, required: Bool) -> String {
         let index = converter.add(.init(entity: entity.name, property: attribute.name, type: attribute.attributeType, isRequired: required))
-        return "og_migrate(\(expression), s.Z_PK, \(index))"
+        return dialect.convert(expression, "s.Z_PK", index, attribute.attributeType)
     }
 }

@@ -190,16 +190,25 @@ final class MigrationValueConverter {
             return converted ?? .null
         }
         guard let converted = Self.convert(value, to: target.type) else {
-            failure = Failure(code: .unconvertibleValue, entity: target.entity, property: target.property,
-                              message: "the row with Z_PK \(key) holds \(Self.describe(value)), which does not convert to \(target.type.rawValue); correct the value, or keep the attribute's old type")
+            failure = self.failure(.unconvertibleValue, target: index, key: key, value: Self.describe(value))
             return nil
         }
         if case .null = converted, target.isRequired {
-            failure = Failure(code: .missingValue, entity: target.entity, property: target.property,
-                              message: "the row with Z_PK \(key) has no value for \(target.property), which the new model requires and gives no default for; give the attribute a default value, keep it optional, or fill the value before migrating")
+            failure = self.failure(.missingValue, target: index, key: key, value: "NULL")
             return nil
         }
         return converted
+    }
+
+    /// Why the value `value` (described) of the row `key` stopped the migration for the
+    /// target at `index`: it does not convert (`.unconvertibleValue`) or is missing
+    /// (`.missingValue`). The same words whichever store converted it.
+    func failure(_ code: MigrationError.Code, target index: Int, key: Int64, value: String) -> Failure {
+        let target = targets[index]
+        let message = code == .missingValue
+            ? "the row with Z_PK \(key) has no value for \(target.property), which the new model requires and gives no default for; give the attribute a default value, keep it optional, or fill the value before migrating"
+            : "the row with Z_PK \(key) holds \(value), which does not convert to \(target.type.rawValue); correct the value, or keep the attribute's old type"
+        return Failure(code: code, entity: target.entity, property: target.property, message: message)
     }
 }
 

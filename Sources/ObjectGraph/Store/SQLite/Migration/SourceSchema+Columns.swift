@@ -47,16 +47,19 @@ extension SourceSchema {
 ///
 /// Not thread-safe: used while one migration is planned, on the thread that plans it.
 final class ColumnUsage {
-    private let connection: SQLiteConnection
+    private let connection: any MigrationSource
+    /// The old store's columns, by table (``SourceSchema/columns``).
+    private let columns: [String: [String: String]]
     /// Non-NULL values by column (uppercased), by entity number, by table (uppercased).
     private var counts: [String: [Int64: [String: Int]]] = [:]
     /// Rows by entity number, by table (uppercased).
     private var rows: [String: [Int64: Int]] = [:]
     /// The error of a scan that failed: the plan that asked throws it.
-    private(set) var failure: SQLiteError?
+    private(set) var failure: (any Error)?
 
-    init(connection: SQLiteConnection) {
+    init(connection: any MigrationSource, columns: [String: [String: String]]) {
         self.connection = connection
+        self.columns = columns
     }
 
     /// Values in `column` of `table`, in rows of the entities `includes` accepts.
@@ -76,9 +79,9 @@ final class ColumnUsage {
     /// Rows of `table`, whatever their entity (a join table's rows).
     func rowCount(of table: String) -> Int {
         do {
-            if case .integer(let count)? = try connection.scalar("SELECT count(*) FROM \(MigrationPlan.quote(table))") { return Int(count) }
+            if case .integer(let count)? = try connection.scalar("SELECT count(*) FROM \(connection.dialect.quote(table))") { return Int(count) }
         } catch {
-            failure = error as? SQLiteError ?? failure
+            failure = failure ?? error
         }
         return 0
     }
@@ -94,32 +97,27 @@ final class ColumnUsage {
         guard counts[key] == nil else { return }
         counts[key] = [:]
         rows[key] = [:]
-        var names: [String] = []
-        do {
-            try connection.query("SELECT name FROM pragma_table_info(?)", [.text(table)]) { names.append($0.text(0)) }
-        } catch {
-            failure = error as? SQLiteError ?? failure
-            return
-        }
+        let names = (self.columns[key] ?? [:]).keys.sorted()
         guard names.contains(where: { $0.uppercased() == "Z_ENT" }) else { return }
         let columns = names.filter { !["Z_PK", "Z_ENT", "Z_OPT"].contains($0.uppercased()) }
-        let sums = columns.map { "sum(\(MigrationPlan.quote($0)) IS NOT NULL)" }
-        let sql = "SELECT Z_ENT, count(*)\(sums.map { ", " + $0 }.joined()) FROM \(MigrationPlan.quote(table)) GROUP BY Z_ENT"
+        let quote = connection.dialect.quote
+        let sums = columns.map { "count(\(quote($0)))" }
+        let sql = "SELECT Z_ENT, count(*)\(sums.map { ", " + $0 }.joined()) FROM \(quote(table)) GROUP BY Z_ENT"
         var tableCounts: [Int64: [String: Int]] = [:]
         var tableRows: [Int64: Int] = [:]
         do {
-            try connection.query(sql) { row in
-                let number = row.int64(0)
-                tableRows[number] = Int(row.int64(1))
+            for row in try connection.rows(sql, []) {
+                let number = row[0].plannedInteger
+                tableRows[number] = Int(row[1].plannedInteger)
                 var values: [String: Int] = [:]
                 for (index, column) in columns.enumerated() {
-                    let count = Int(row.int64(Int32(index + 2)))
+                    let count = Int(row[index + 2].plannedInteger)
                     if count > 0 { values[column.uppercased()] = count }
                 }
                 tableCounts[number] = values
             }
         } catch {
-            failure = error as? SQLiteError ?? failure
+            failure = failure ?? error
         }
         counts[key] = tableCounts
         rows[key] = tableRows

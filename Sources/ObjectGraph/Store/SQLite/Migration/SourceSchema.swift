@@ -41,13 +41,14 @@ struct SourceSchema {
     /// `writtenWith` the model that wrote it when known (an earlier version of `model`):
     /// they tell, as opening the store does (``StoredNumbering``), which `Z_PRIMARYKEY` row
     /// is which entity when the rows keep names the entities no longer have.
-    init(connection: SQLiteConnection, metadata: StoreMetadata, model: ManagedObjectModel, writtenWith: ManagedObjectModel? = nil) throws {
+    init(connection: any MigrationSource, metadata: StoreMetadata, model: ManagedObjectModel, writtenWith: ManagedObjectModel? = nil) throws {
         self.metadata = metadata
         var rows: [StoredEntity] = []
         var maxKeys: [Int64: Int64] = [:]
-        try connection.query("SELECT Z_ENT, Z_NAME, Z_SUPER, Z_MAX FROM Z_PRIMARYKEY") { row in
-            rows.append(StoredEntity(number: row.int64(0), name: row.text(1), parent: row.int64(2)))
-            maxKeys[row.int64(0)] = row.int64(3)
+        for row in try connection.rows("SELECT Z_ENT, Z_NAME, Z_SUPER, Z_MAX FROM Z_PRIMARYKEY", []) {
+            let number = row[0].plannedInteger
+            rows.append(StoredEntity(number: number, name: row[1].plannedText, parent: row[2].plannedInteger))
+            maxKeys[number] = row[3].plannedInteger
         }
         let recorded = Self.recordedModel(metadata: metadata)
         // The model that wrote the store numbers its rows exactly; without it, the model
@@ -66,22 +67,12 @@ struct SourceSchema {
         entitiesByName = Dictionary(byNumber.values.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
         entitiesByModelName = Dictionary(byNumber.values.map { ($0.modelName, $0) }, uniquingKeysWith: { first, _ in first })
         tablesFollowModelNames = writer != nil || namesTheStoredEntities
-        var tables: [String] = []
-        try connection.query("SELECT name FROM sqlite_master WHERE type = 'table'") { tables.append($0.text(0)) }
-        var columns: [String: [String: String]] = [:]
-        for table in tables {
-            var types: [String: String] = [:]
-            try connection.query("SELECT name, type FROM pragma_table_info(?)", [.text(table)]) { row in
-                types[row.text(0).uppercased()] = row.text(1).uppercased()
-            }
-            columns[table.uppercased()] = types
-        }
-        self.columns = columns
+        columns = try connection.tableColumns()
         recordedLayout = recorded.flatMap { model in
             // Every entity of the recorded model numbered, or the layout would misplace columns.
             numbering.missing.isEmpty ? StoreLayout(model: model, numbers: numbering.numbers) : nil
         }
-        usage = ColumnUsage(connection: connection)
+        usage = ColumnUsage(connection: connection, columns: columns)
     }
 
     /// The model recorded in `metadata` when it wrote the store (its version hashes are the

@@ -149,7 +149,7 @@ struct StoreMigrator {
     }
 
     /// Throws ``MigrationError/Code/wouldDropData`` when `dropped` lists anything.
-    private static func refuseDropping(_ dropped: [MigrationError.DroppedData], url: URL) throws {
+    static func refuseDropping(_ dropped: [MigrationError.DroppedData], url: URL) throws {
         guard !dropped.isEmpty else { return }
         throw MigrationError(.wouldDropData, url: url, "the model has no place for data the store holds, so migrating to it would drop \(dropped.map(\.description).joined(separator: "; ")). If the model is incomplete (an entity or property left out, or renamed without a renaming identifier), open the store with the full model; if dropping the data is meant, open it with options: [.allowsDroppingData]", droppedData: dropped)
     }
