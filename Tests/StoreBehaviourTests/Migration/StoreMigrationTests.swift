@@ -28,6 +28,36 @@ struct StoreMigrationTests {
         try container.viewContext.save()
     }
 
+    @Test("Persistent history survives a migration: tokens read on, changes name the migrated entities", arguments: StoreKind.allCases)
+    func historySurvivesMigration(_ kind: StoreKind) throws {
+        let store = try kind.newStore()
+        let first = try open(store, ManagedObjectModel(entities: [MigBookV1.self, MigAuthorV1.self]), options: [.persistentHistory])
+        let book = MigBookV1(context: first.viewContext)
+        book.title = "one"
+        MigAuthorV1(context: first.viewContext).name = "Ada"
+        first.viewContext.transactionAuthor = "v1"
+        try first.viewContext.save()
+        let token = try #require(try first.history(after: nil).last?.token)
+        first.viewContext.transactionAuthor = nil
+        book.count = 2
+        try first.viewContext.save()
+        first.persistentStoreCoordinator.close()
+
+        // Version 2 drops Author (declared with the option), so Book is numbered anew.
+        let second = try open(store, ManagedObjectModel(entities: [MigBookAdded.self]), options: [.persistentHistory, .allowsDroppingData])
+        defer { second.persistentStoreCoordinator.close() }
+        let migrated = try #require(try second.viewContext.fetch(FetchRequest<MigBookAdded>()).first)
+        let history = try second.history(after: nil)
+        #expect(history.map(\.author) == ["v1", nil], "both transactions written before the migration are still there")
+        #expect(history.first?.changes.map(\.changedObjectID) == [migrated.objectID],
+                "the insert names the migrated book; the dropped entity's change went with it")
+        #expect(history.last?.changes.map(\.changeType) == [.update])
+        #expect(try second.history(after: token).count == 1, "a token taken before the migration reads on")
+        migrated.title = "uno"
+        try second.viewContext.save()
+        #expect(try second.history(after: token).count == 2)
+    }
+
     @Test("An added attribute gets its default in the old rows", arguments: StoreKind.allCases)
     func addedAttributeWithDefault(_ kind: StoreKind) throws {
         let store = try kind.newStore()

@@ -67,6 +67,7 @@ extension PostgresMigrationRun {
             try session.execute("INSERT INTO \(target).Z_PRIMARYKEY (Z_ENT, Z_NAME, Z_SUPER, Z_MAX) VALUES (?, ?, ?, ?)",
                                 [.integer(row.number), .text(row.name), .integer(row.parent), .integer(maximum)])
         }
+        try carryHistory(into: target, plan: plan)
         var migrated = metadata
         migrated.record(model)
         try session.execute("INSERT INTO \(target).Z_METADATA (Z_VERSION, Z_UUID, Z_PLIST) VALUES (1, ?, ?)",

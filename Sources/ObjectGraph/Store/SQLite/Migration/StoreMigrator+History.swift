@@ -23,14 +23,25 @@ extension StoreMigrator {
         }
         _ = try connection.run("INSERT OR REPLACE INTO main.Z_PRIMARYKEY (Z_ENT, Z_NAME, Z_SUPER, Z_MAX) SELECT Z_ENT, Z_NAME, Z_SUPER, Z_MAX FROM src.Z_PRIMARYKEY WHERE Z_ENT >= 16000")
         guard try connection.scalar("SELECT count(*) FROM main.sqlite_master WHERE type = 'table' AND name = 'ACHANGE'") != .integer(0) else { return }
+        let columns = try connection.columns(of: "ACHANGE")
+        for statement in historyRenumbering(plan, table: "main.ACHANGE", hasChangedColumns: columns.contains("ZCOLUMNS")) {
+            _ = try connection.run(statement)
+        }
+    }
+
+    /// The statements that make the carried-over change rows of `table` (`ACHANGE` in the
+    /// migrated store) name their entities by the migrated store's numbers: the changes of an
+    /// entity the new model no longer has are deleted, the others renumbered, and an update's
+    /// `ZCOLUMNS` (when `hasChangedColumns`) cleared. The same on both stores.
+    static func historyRenumbering(_ plan: MigrationPlan, table: String, hasChangedColumns: Bool) -> [String] {
         var numbers: [String: Int64] = [:]
         for row in plan.layout.primaryKeyRows() { numbers[row.name] = row.number }
         let renumbered = plan.copies.compactMap { copy in numbers[copy.entity].map { (old: copy.sourceNumber, new: $0) } }
         let kept = renumbered.map { String($0.old) }.joined(separator: ", ")
-        _ = try connection.run("DELETE FROM main.ACHANGE WHERE ZENTITY NOT IN (\(kept.isEmpty ? "NULL" : kept))")
-        guard !renumbered.isEmpty else { return }
+        var statements = ["DELETE FROM \(table) WHERE ZENTITY NOT IN (\(kept.isEmpty ? "NULL" : kept))"]
+        guard !renumbered.isEmpty else { return statements }
         let cases = renumbered.map { "WHEN \($0.old) THEN \($0.new)" }.joined(separator: " ")
-        let columns = try connection.columns(of: "ACHANGE")
-        _ = try connection.run("UPDATE main.ACHANGE SET ZENTITY = CASE ZENTITY \(cases) END\(columns.contains("ZCOLUMNS") ? ", ZCOLUMNS = NULL" : "")")
+        statements.append("UPDATE \(table) SET ZENTITY = CASE ZENTITY \(cases) END\(hasChangedColumns ? ", ZCOLUMNS = NULL" : "")")
+        return statements
     }
 }
