@@ -113,6 +113,23 @@ final class PostgresStoreTests: XCTestCase {
         XCTAssertEqual(try PostgresTestServer.psql("SELECT count(*) FROM league2.zplayer", database: url), "7")
     }
 
+    /// The `unaccent` extension is one per database: created inside the first store's schema,
+    /// deleting that store (DROP SCHEMA … CASCADE) took it away from every other store, whose
+    /// diacritic-insensitive comparisons then failed ("schema coredata does not exist").
+    func testDeletingOneStoreLeavesTheOthersDiacriticFolding() throws {
+        let url = try PostgresTestServer.newDatabase("unaccent")
+        let other = try XCTUnwrap(URL(string: url.absoluteString + "?schema=league2"))
+        let first = try open(url)
+        let second = try open(other)
+        defer { second.persistentStoreCoordinator.close() }
+        try fill(second.viewContext)
+        let folding = try PostgresTestServer.psql("SELECT obj_description('league2.og_fold(text, integer)'::regprocedure)", database: url)
+        try first.persistentStoreCoordinator.destroyStore()
+        XCTAssertEqual(try PostgresTestServer.psql("SELECT count(*) FROM pg_namespace WHERE nspname = 'coredata'", database: url), "0")
+        let zoe = try second.viewContext.fetch(FetchRequest<Player>(predicate: try FetchPredicate("name ==[cd] %@", "zoe")))
+        XCTAssertEqual(zoe.map(\.name), ["Zoë"], "the other store still folds diacritics (\(folding))")
+    }
+
     func testContainersOpeningANewDatabaseAtOnceCreateItOnce() throws {
         let url = try PostgresTestServer.newDatabase("race")
         let opened = Mutex<[PersistentContainer]>([])

@@ -19,9 +19,13 @@ extension PostgresSchema {
         var diacritics: String
         var folding = "translate"
         // The extension may be missing or refused (CREATE on the database): then a table.
+        // It is one per database, so it goes into a schema of its own (Self.extensionSchema):
+        // created inside a store's schema, deleting that store (DROP SCHEMA … CASCADE) would
+        // take it from every other store in the database.
         try session.execute("SAVEPOINT og_unaccent")
         do {
-            try session.execute("CREATE EXTENSION IF NOT EXISTS unaccent")
+            try session.execute("CREATE SCHEMA IF NOT EXISTS \(Self.extensionSchema)")
+            try session.execute("CREATE EXTENSION IF NOT EXISTS unaccent SCHEMA \(Self.extensionSchema)")
             try session.execute("RELEASE SAVEPOINT og_unaccent")
         } catch let error as StoreError where error.code == .serverError {
             try session.execute("ROLLBACK TO SAVEPOINT og_unaccent")
@@ -47,6 +51,11 @@ extension PostgresSchema {
         try session.execute("COMMENT ON FUNCTION og_fold(text, integer) IS '\(folding)'")
         return PostgresFunctions(diacriticFolding: folding)
     }
+
+    /// The schema the `unaccent` extension is created in, shared by the database's stores and
+    /// never dropped by one of them. (A database where an earlier version created it inside a
+    /// store's schema keeps it there.)
+    static let extensionSchema = "managedrecord_extensions"
 
     /// `text` as a SQL string literal.
     static func literal(_ text: String) -> String {
