@@ -1,5 +1,6 @@
 import Foundation
 import ObjectGraph
+import Synchronization
 
 /// The hidden per-thread context manager of one model: the main queue's context is the main
 /// context (the main thread, `@MainActor` code, and top-level code before and after any
@@ -96,9 +97,13 @@ public final class ContextManager: @unchecked Sendable {  // mutable state behin
             // owner-only (its folder too) unless the options keep the process umask.
             try PersistentContainer.restore(storeAt: url, from: seedStore, options: options)
         }
-        let migrated = try url.map { try PersistentStoreCoordinator.requiresMigration(model: model, storeURL: $0) } ?? false
+        // A file is asked before it opens; a server store reports its migration while it opens.
+        let migratedFile = try url.map { try PersistentStoreCoordinator.requiresMigration(model: model, storeURL: $0) }
+        let serverMigrated = MigrationSeen()
+        let noteMigration: MigrationProgressHandler = { _ in serverMigrated.note() }
         let container = try PersistentContainer(name: name, model: model, location: location, options: options,
-                                                stagedMigration: stagedMigration)
+                                                stagedMigration: stagedMigration, migrationProgress: url == nil ? noteMigration : nil)
+        let migrated = migratedFile ?? serverMigrated.happened
         // The container's own view context is never used by the manager: it must not collect
         // every commit's changes in an inbox nobody drains.
         container.viewContext.automaticallyMergesChanges = false
@@ -229,8 +234,9 @@ public final class ContextManager: @unchecked Sendable {  // mutable state behin
     /// To ask before setting up, use ``ManagedRecord/doesRequireMigration(entities:storeURL:)``.
     public func doesRequireMigration() throws -> Bool {
         if lock.withLock({ migratedAtOpen }) { return true }
-        // A store file; a server store is never migrated (a model that does not fit it is
-        // refused when it opens), and its URL is no file to read.
+        // A store file. A server store migrated when it opened (above) or fits the model (a
+        // model that does not fit it is migrated or refused when it opens), and its URL is no
+        // file to read.
         guard let url = Self.storeURL(name: name, location: location) else { return false }
         return try PersistentStoreCoordinator.requiresMigration(model: model, storeURL: url)
     }
@@ -270,4 +276,14 @@ public final class ContextManager: @unchecked Sendable {  // mutable state behin
                                                                  stagedMigration: stagedMigration)
         }
     }
+}
+
+/// Whether a server store reported migration progress while it opened (the progress handler
+/// runs on the opening thread; the lock makes the flag safe to read from any).
+private final class MigrationSeen: Sendable {
+    private let seen = Mutex(false)
+
+    func note() { seen.withLock { $0 = true } }
+
+    var happened: Bool { seen.withLock { $0 } }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import ManagedRecord
 import ObjectGraph
 import Testing
 
@@ -56,6 +57,20 @@ struct StoreMigrationTests {
         migrated.title = "uno"
         try second.viewContext.save()
         #expect(try second.history(after: token).count == 2)
+    }
+
+    @Test("ManagedRecord.setUp that migrated the store says so in doesRequireMigration()", arguments: StoreKind.allCases)
+    func setUpReportsItsMigration(_ kind: StoreKind) throws {
+        let store = try kind.newStore()
+        try writeBooks(store)
+        let model = "StoreMigrationSetUp-\(kind)"
+        let manager = try ManagedRecord.setUp(model: model, entities: [MigBookAdded.self, MigAuthorV1.self], store: store.location,
+                                              options: kind.containerOptions)
+        defer { ManagedRecord.tearDown(model: model) }
+        #expect(try manager.doesRequireMigration(), "setUp found the store at version 1 and migrated it")
+        let again = try ManagedRecord.setUp(model: model, entities: [MigBookAdded.self, MigAuthorV1.self], store: store.location,
+                                            options: kind.containerOptions)
+        #expect(try !again.doesRequireMigration(), "the second setUp found it migrated")
     }
 
     @Test("An added attribute gets its default in the old rows", arguments: StoreKind.allCases)
