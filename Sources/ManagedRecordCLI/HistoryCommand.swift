@@ -23,10 +23,8 @@ struct HistoryCommand: ParsableCommand {
     func run() throws {
         try reportingErrors {
             if enable {
+                try store.requireStoreFile()
                 let model = try store.loadModel()
-                guard FileManager.default.fileExists(atPath: store.storeURL.path) else {
-                    throw CLIError("there is no store at \(store.store); this tool never creates one (check the path)")
-                }
                 let container = try PersistentContainer(name: store.storeURL.deletingPathExtension().lastPathComponent, model: model,
                                                         storeURL: store.storeURL, options: [.persistentHistory])
                 container.persistentStoreCoordinator.close()

@@ -29,11 +29,9 @@ struct MigrateCommand: ParsableCommand {
             guard let path = storeOptions.model else {
                 throw CLIError("migrate needs the model to migrate to: --model NEW.xcdatamodeld (or an .xcdatamodel or contents file)")
             }
+            try storeOptions.requireStoreFile()
             let model = try ManagedObjectModel(contentsOf: URL(fileURLWithPath: path))
             let url = storeOptions.storeURL
-            guard FileManager.default.fileExists(atPath: url.path) else {
-                throw CLIError("there is no store at \(storeOptions.store); this tool never creates one (check the path)")
-            }
             if dryRun {
                 let forecast = try PersistentStoreCoordinator.migrationForecast(model: model, storeURL: url, allowsDroppingData: allowDroppingData)
                 Terminal.write(MigrationForecastText(forecast).text)

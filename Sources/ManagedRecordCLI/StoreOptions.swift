@@ -12,6 +12,26 @@ struct StoreOptions: ParsableArguments {
 
     var storeURL: URL { URL(fileURLWithPath: store) }
 
+    /// Whether the store argument is a database server's URL rather than a file.
+    var namesAServer: Bool {
+        guard let scheme = URL(string: store)?.scheme?.lowercased() else { return false }
+        return scheme == "postgres" || scheme == "postgresql"
+    }
+
+    /// The error for a store argument that names no store file: a PostgreSQL URL (not echoed:
+    /// it may hold a password), or a path where nothing is.
+    var missingStore: CLIError {
+        if namesAServer {
+            return CLIError("the store is a PostgreSQL URL; this tool works on SQLite store files only. A PostgreSQL store is read, changed and migrated by the program that opens it (PersistentContainer with location: .postgres(url), see docs/stores.md)")
+        }
+        return CLIError("there is no store at \(store); this tool never creates one (check the path)")
+    }
+
+    /// Throws ``missingStore`` unless the store argument names a file that exists.
+    func requireStoreFile() throws {
+        guard !namesAServer, FileManager.default.fileExists(atPath: storeURL.path) else { throw missingStore }
+    }
+
     /// The model given with `--model`, else the one the store keeps.
     func loadModel() throws -> ManagedObjectModel {
         if let model { return try ManagedObjectModel(contentsOf: URL(fileURLWithPath: model)) }
@@ -22,11 +42,10 @@ struct StoreOptions: ParsableArguments {
     /// change the file). A writable open never migrates: a store that does not fit the model
     /// is refused, so `import` or `delete` with another version's `--model` changes nothing.
     func open(writable: Bool = false) throws -> OpenStore {
+        if namesAServer { throw missingStore }
         let model = try loadModel()
         if writable {
-            guard FileManager.default.fileExists(atPath: storeURL.path) else {
-                throw CLIError("there is no store at \(store); this tool never creates one (check the path)")
-            }
+            try requireStoreFile()
             if try PersistentStoreCoordinator.requiresMigration(model: model, storeURL: storeURL) {
                 let option = self.model.map { " --model \($0)" } ?? ""
                 throw CLIError("the store was written with another version of the model, and this command does not migrate it: run `managedrecord check \(store)\(option)` to see the differences, and open it once from your app to migrate it")
