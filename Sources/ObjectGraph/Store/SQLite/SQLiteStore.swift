@@ -1,6 +1,7 @@
 import CSQLite
 import Foundation
 import Logging
+import Synchronization
 
 /// A Core Data-layout SQLite store: the writer connection, a pool of reader connections, the
 /// layout that maps the model onto tables, and the store's metadata.
@@ -48,7 +49,10 @@ final class SQLiteStore: PersistentStore {
     let isReadOnly: Bool
     /// Who may read the files created for the store (its backups too).
     let fileMode: StoreFileMode
-    private(set) var isClosed = false
+    /// Whether ``close()`` ran. Atomic so that the watcher of other connections' commits may
+    /// ask without the write lock (a save may hold it); set under the write lock.
+    var isClosed: Bool { closed.load(ordering: .acquiring) }
+    private let closed = Atomic<Bool>(false)
 
     /// Prepared statements alive on the writer and each idle reader (for tests).
     func preparedStatementCounts() -> [Int] {
@@ -60,7 +64,7 @@ final class SQLiteStore: PersistentStore {
     func close() {
         writeLock.lock()
         defer { writeLock.unlock() }
-        isClosed = true
+        closed.store(true, ordering: .releasing)
         walCheckpoint?.close()
         writer.close()
         readerLock.withLock {
