@@ -71,8 +71,7 @@ extension PostgresSession: HistoryDatabase {
 
     /// The columns in the session's schema (its search path).
     func historyColumns(of table: String) throws -> Set<String> {
-        Set(try rows("SELECT upper(column_name) FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = lower(?)",
-                     [.text(table)]).compactMap { $0.first?.textValue })
+        try columnNames(of: table)
     }
 
     /// `pg_advisory_xact_lock` on the key of the schema's history, held until the saving

@@ -187,6 +187,13 @@ struct PostgresSession {
         return rows
     }
 
+    /// The upper-case names of the columns of `table` in `schema` (the session's schema, its
+    /// search path, when nil); empty when there is no such table.
+    func columnNames(of table: String, in schema: String? = nil) throws -> Set<String> {
+        Set(try rows("SELECT upper(column_name) FROM information_schema.columns WHERE table_schema = coalesce(lower(?), current_schema()) AND table_name = lower(?)",
+                     [schema.map { .text($0) } ?? .null, .text(table)]).compactMap { $0.first?.textValue })
+    }
+
     /// The IDs in the first two columns (`Z_PK`, `Z_ENT`) of the rows `sql` reads, of
     /// `layout`'s entities in `store`.
     func objectIDs(_ sql: String, _ parameters: [SQLValue], layout: StoreLayout, store: StoreIdentity) throws -> [ObjectID] {
