@@ -43,6 +43,9 @@ final class ClassLayout: @unchecked Sendable {  // immutable after init; the pro
         let superclass = Mirror(reflecting: prototype).superclassMirror?.subjectType as? ManagedObject.Type
         managedSuperclass = superclass == ManagedObject.self ? nil : superclass
 
+        // Wrappers keep their ordinals in two bytes (`OrdinalProperty`).
+        precondition(blueprints.count <= Int(Int16.max) + 1,
+                     "ManagedRecord: \(managedClass) declares \(blueprints.count) properties; a class may declare at most \(Int(Int16.max) + 1)")
         var levels: [[Property]] = []
         var mirror: Mirror? = Mirror(reflecting: prototype)
         while let current = mirror {

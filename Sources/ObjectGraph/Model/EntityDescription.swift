@@ -41,11 +41,12 @@ public final class EntityDescription: @unchecked Sendable, Hashable, CustomStrin
     @exclusivity(unchecked) var slotByOrdinal: [Int] = []
     /// Property names by wrapper ordinal, for messages.
     var nameByOrdinal: [String] = []
-    var wrapperCount: Int32 = 0
+    /// The number of property wrappers an instance initializes (checked for each object).
+    @exclusivity(unchecked) var wrapperCount: Int32 = 0
     /// Values of a new object before its defaults are evaluated (empty to-many sets, nil).
-    var newObjectTemplate: ContiguousArray<SlotValue> = []
+    @exclusivity(unchecked) var newObjectTemplate: ContiguousArray<SlotValue> = []
     /// Default-value expressions, evaluated for each inserted object.
-    var defaultValueMakers: [(slot: Int, make: () -> SlotValue)] = []
+    @exclusivity(unchecked) var defaultValueMakers: [(slot: Int, make: () -> SlotValue)] = []
 
     /// The values of a newly inserted object: defaults evaluated now.
     func newObjectValues() -> ContiguousArray<SlotValue> {

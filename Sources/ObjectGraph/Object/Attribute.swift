@@ -21,13 +21,16 @@ import Foundation
 /// Date, Data, UUID, URL, their optionals, and any `Codable` value (stored as JSON in a BLOB).
 @propertyWrapper
 public struct Attribute<Value, Codec: AttributeCodec>: OrdinalProperty where Codec.Value == Value {
-    @usableFromInline let ordinal: Int32
+    /// The wrapper's ordinal, in two bytes: it is stored in every object, once per wrapper
+    /// (see `OrdinalProperty`).
+    @usableFromInline let compactOrdinal: Int16
+    @inlinable var ordinal: Int32 { Int32(compactOrdinal) }
 
     /// An attribute of a native Core Data type.
     @inlinable
     public init(wrappedValue: @autoclosure @escaping () -> Value, _ options: AttributeOptions = [])
     where Value: AttributeValue, Codec == NativeAttributeCodec<Value> {
-        ordinal = Self.register(wrappedValue, options)
+        compactOrdinal = Self.register(wrappedValue, options)
     }
 
     /// An attribute holding any `Codable` value, stored as a transformable BLOB.
@@ -35,7 +38,7 @@ public struct Attribute<Value, Codec: AttributeCodec>: OrdinalProperty where Cod
     @inlinable
     public init(wrappedValue: @autoclosure @escaping () -> Value, _ options: AttributeOptions = [])
     where Value: Codable, Codec == CodableAttributeCodec<Value> {
-        ordinal = Self.register(wrappedValue, options)
+        compactOrdinal = Self.register(wrappedValue, options)
     }
 
     /// An attribute of a native Core Data type that an earlier model version named
@@ -48,7 +51,7 @@ public struct Attribute<Value, Codec: AttributeCodec>: OrdinalProperty where Cod
     @inlinable
     public init(wrappedValue: @autoclosure @escaping () -> Value, _ options: AttributeOptions = [], originalName: String)
     where Value: AttributeValue, Codec == NativeAttributeCodec<Value> {
-        ordinal = Self.register(wrappedValue, options, originalName: originalName)
+        compactOrdinal = Self.register(wrappedValue, options, originalName: originalName)
     }
 
     /// A `Codable` attribute that an earlier model version named `originalName` (see the
@@ -57,16 +60,16 @@ public struct Attribute<Value, Codec: AttributeCodec>: OrdinalProperty where Cod
     @inlinable
     public init(wrappedValue: @autoclosure @escaping () -> Value, _ options: AttributeOptions = [], originalName: String)
     where Value: Codable, Codec == CodableAttributeCodec<Value> {
-        ordinal = Self.register(wrappedValue, options, originalName: originalName)
+        compactOrdinal = Self.register(wrappedValue, options, originalName: originalName)
     }
 
     /// The wrapper's ordinal in the object being created; while its class is being
     /// described, also records what it declares. Defaults are never evaluated here.
     @inlinable
-    static func register(_ defaultValue: @escaping () -> Value, _ options: AttributeOptions, originalName: String? = nil) -> Int32 {
+    static func register(_ defaultValue: @escaping () -> Value, _ options: AttributeOptions, originalName: String? = nil) -> Int16 {
         let ordinal = og_take_ordinal()
         if og_is_recording() { record(ordinal, defaultValue: defaultValue, options: options, originalName: originalName, in: ReflectionRecorder.current) }
-        return ordinal
+        return Int16(truncatingIfNeeded: ordinal)
     }
 
     @inlinable

@@ -23,7 +23,9 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     /// The object's entity.
     public let entity: EntityDescription
     /// The object's ID: temporary until its context saves, permanent afterwards.
-    public internal(set) var objectID: ObjectID
+    /// (Exclusivity is not checked at run time: read for every registration, save and
+    /// deallocation, and each access is a single read or write on the context's thread.)
+    @exclusivity(unchecked) public internal(set) var objectID: ObjectID
 
     /// The context that registered the object, held without a reference count; cleared when
     /// the context goes away or the object is unregistered (the context clears it, so it

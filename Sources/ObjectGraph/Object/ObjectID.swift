@@ -57,12 +57,18 @@ public struct ObjectID: Hashable, Sendable, CustomStringConvertible {
     // `StoreIdentity`), so an ID holds them without reference counts: copying, hashing and
     // comparing IDs costs no atomic operations.
 
+    //
+    // The fields are in this order (a reference, the key, a reference) so that a `SlotValue`
+    // holding an ID stays 24 bytes: the enum keeps its case in the spare bits of the last
+    // word, which every other case leaves free. With the key last, the case took a 25th byte
+    // and every slot of every object took 32 (`SlotValueLayoutTests`).
+
     /// The object's entity (a sub-entity for an object of one).
     public unowned(unsafe) let entity: EntityDescription
-    /// The store, or `StoreIdentity.none` for a temporary ID.
-    unowned(unsafe) let storeIdentity: StoreIdentity
     /// The primary key (`Z_PK`) when permanent; a negative serial number when temporary.
     let key: Int64
+    /// The store, or `StoreIdentity.none` for a temporary ID.
+    unowned(unsafe) let storeIdentity: StoreIdentity
 
     init(entity: EntityDescription, store: StoreIdentity, primaryKey: Int64) {
         self.entity = entity

@@ -52,14 +52,17 @@ final class ReflectionRecorder {
 
     /// Called by a relationship wrapper's initializer: its ordinal in the object being created.
     @inlinable
-    static func nextOrdinal(_ blueprint: () -> PropertyBlueprint) -> Int32 {
+    static func nextOrdinal(_ blueprint: () -> PropertyBlueprint) -> Int16 {
         let ordinal = og_take_ordinal()
         if og_is_recording() { current.blueprints[ordinal] = blueprint() }
-        return ordinal
+        return Int16(truncatingIfNeeded: ordinal)
     }
 }
 
-/// A property wrapper's storage inside an object: just its ordinal.
+/// A property wrapper's storage inside an object: just its ordinal, stored in two bytes
+/// (`compactOrdinal`), since every object holds one per wrapper: a class of eight attributes
+/// then fits a 128-byte allocation instead of a 144-byte one (docs/performance.md). A class
+/// may declare at most 32,768 properties (`ClassLayout` stops loudly past that).
 protocol OrdinalProperty {
     var ordinal: Int32 { get }
 }

@@ -94,12 +94,14 @@ extension Array: RelationshipValue where Element: ManagedObject {
 /// to-many relationship that is not loaded runs one query for all its members.
 @propertyWrapper
 public struct Relationship<Value: RelationshipValue>: OrdinalProperty {
-    @usableFromInline let ordinal: Int32
+    /// The wrapper's ordinal, in two bytes (see `OrdinalProperty`).
+    @usableFromInline let compactOrdinal: Int16
+    @inlinable var ordinal: Int32 { Int32(compactOrdinal) }
 
     private init(ordered: Bool, inverse: InverseSpecification?, deleteRule: DeleteRule) {
         precondition(!ordered || Value.relationshipKind == .orderedToMany,
                      "ManagedRecord: an ordered relationship must be declared as an array, [\(Value.destinationClass)]")
-        ordinal = ReflectionRecorder.nextOrdinal {
+        compactOrdinal = ReflectionRecorder.nextOrdinal {
             .relationship(RelationshipBlueprint(kind: Value.relationshipKind, destination: Value.destinationClass,
                                                 inverse: inverse, deleteRule: deleteRule))
         }
