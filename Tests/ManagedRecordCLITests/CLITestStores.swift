@@ -72,11 +72,19 @@ let companyEntities: [ManagedObject.Type] = [Department.self, Employee.self, Man
 
 /// Temporary folders and the stores the CLI tests run on, written through the public API.
 enum CLITestStores {
+    /// A new folder inside this test process's own temporary folder, which is removed when
+    /// the test bundle finishes (each run used to leave 65 folders behind).
     static func folder() throws -> URL {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("cli-tests-\(UUID().uuidString.prefix(8))")
+        let url = processFolder.appendingPathComponent(String(UUID().uuidString.prefix(8)))
         try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
         return url
     }
+
+    private static let processFolder: URL = {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("cli-tests-\(UUID().uuidString.prefix(8))")
+        FolderRemoval.atEndOfTestBundle(url)
+        return url
+    }()
 
     /// Tests/Fixtures, the Apple stores with their origin notes.
     static var fixtures: URL {
@@ -176,5 +184,20 @@ enum CLITestStores {
             files[suffix] = FileManager.default.contents(atPath: store.path + suffix) ?? Data()
         }
         return files
+    }
+}
+
+/// Removes a folder when the XCTest bundle finishes.
+private final class FolderRemoval: NSObject, XCTestObservation {
+    private let folder: URL
+
+    private init(_ folder: URL) { self.folder = folder }
+
+    static func atEndOfTestBundle(_ folder: URL) {
+        XCTestObservationCenter.shared.addTestObserver(FolderRemoval(folder))
+    }
+
+    func testBundleDidFinish(_ testBundle: Bundle) {
+        try? FileManager.default.removeItem(at: folder)
     }
 }

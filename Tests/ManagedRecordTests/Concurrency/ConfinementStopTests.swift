@@ -12,6 +12,18 @@ final class ConfinementStopTests: XCTestCase {
         XCTAssertFalse(outcome.output.contains("probe ok"), "\(scenario) ran past the misuse", file: file, line: line)
     }
 
+    /// A stopped probe cannot remove its store's folder; the run's own `TMPDIR` goes with
+    /// it. (Each `swift test` used to leave ten `ConfinementProbe-…` folders in /tmp.)
+    func testAStoppedProbeLeavesNoFolderBehind() throws {
+        let temporary = FileManager.default.temporaryDirectory
+        func probeFolders() throws -> Set<String> {
+            Set(try FileManager.default.contentsOfDirectory(atPath: temporary.path).filter { $0.hasPrefix("ConfinementProbe") })
+        }
+        let before = try probeFolders()
+        try assertStops("wrong-thread", saying: "is confined to the thread that created it")
+        XCTAssertEqual(try probeFolders().subtracting(before), [], "the stopped probe left its folder in \(temporary.path)")
+    }
+
     func testTheProbeRunsCorrectUseToTheEnd() throws {
         let outcome = try BuiltExecutable("ConfinementProbe").run(["ok"])
         XCTAssertEqual(outcome.status, 0, outcome.output)

@@ -27,13 +27,19 @@ struct BuiltExecutable {
         var description: String { "\(path) was not built; `swift test` (or `swift build --build-tests`) builds it with the tests" }
     }
 
-    /// Runs the executable with `arguments` and waits for it to end.
+    /// Runs the executable with `arguments` and waits for it to end. It gets a temporary
+    /// folder of its own (`TMPDIR`), removed when it ends: a process stopped on purpose
+    /// cannot clean up after itself.
     func run(_ arguments: [String] = []) throws -> Outcome {
         let process = Process()
         process.executableURL = url
         process.arguments = arguments
+        let temporary = FileManager.default.temporaryDirectory.appendingPathComponent("\(url.lastPathComponent)-run-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: temporary, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: temporary) }
         var environment = ProcessInfo.processInfo.environment
         environment["SWIFT_BACKTRACE"] = "enable=no"     // a stop prints its message, not a slow backtrace
+        environment["TMPDIR"] = temporary.path
         process.environment = environment
         let pipe = Pipe()
         process.standardOutput = pipe
