@@ -56,12 +56,11 @@ public struct ObjectID: Hashable, Sendable, CustomStringConvertible {
     // Entities and store identities live as long as the process (see `EntityDescription` and
     // `StoreIdentity`), so an ID holds them without reference counts: copying, hashing and
     // comparing IDs costs no atomic operations.
-
     //
     // The fields are in this order (a reference, the key, a reference) so that a `SlotValue`
     // holding an ID stays 24 bytes: the enum keeps its case in the spare bits of the last
     // word, which every other case leaves free. With the key last, the case took a 25th byte
-    // and every slot of every object took 32 (`SlotValueLayoutTests`).
+    // and every slot of every object took 32 (`FetchedObjectMemoryTests`).
 
     /// The object's entity (a sub-entity for an object of one).
     public unowned(unsafe) let entity: EntityDescription
