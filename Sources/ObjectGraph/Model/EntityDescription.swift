@@ -51,11 +51,21 @@ public final class EntityDescription: @unchecked Sendable, Hashable, CustomStrin
     /// The values of a newly inserted object: defaults evaluated now.
     func newObjectValues() -> ContiguousArray<SlotValue> {
         // A fresh buffer rather than a copy-on-write copy of the template (see SQLiteRowCodec.decode).
+        // One pass in slot order: each slot from its default-value expression or from the
+        // template, written once (`defaultValueMakers` is in slot order).
         let template = newObjectTemplate
+        let makers = defaultValueMakers
         var values = ContiguousArray<SlotValue>()
         values.reserveCapacity(template.count)
-        for value in template { values.append(value) }
-        for maker in defaultValueMakers { values[maker.slot] = maker.make() }
+        var next = 0
+        for slot in template.indices {
+            if next < makers.count, makers[next].slot == slot {
+                values.append(makers[next].make())
+                next += 1
+            } else {
+                values.append(template[slot])
+            }
+        }
         return values
     }
 

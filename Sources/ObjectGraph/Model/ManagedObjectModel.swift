@@ -197,10 +197,10 @@ public final class ManagedObjectModel: @unchecked Sendable {  // immutable after
         entity.newObjectTemplate = ContiguousArray(properties.map { property in
             (property as? RelationshipDescription)?.isToMany == true ? .objects([]) : .null
         })
-        entity.defaultValueMakers = properties.compactMap { property in
+        entity.defaultValueMakers = properties.compactMap { property -> (slot: Int, make: () -> SlotValue)? in
             guard let make = (property as? AttributeDescription)?.defaultValue else { return nil }
             return (property.slot, make)
-        }
+        }.sorted { $0.slot < $1.slot }
         entity.wrapperCount = spec.wrapperCount
         entity.slotByOrdinal = Array(repeating: -1, count: Int(spec.wrapperCount))
         entity.nameByOrdinal = Array(repeating: "?", count: Int(spec.wrapperCount))
