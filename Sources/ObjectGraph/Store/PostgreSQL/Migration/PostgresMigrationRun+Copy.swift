@@ -48,25 +48,9 @@ extension PostgresMigrationRun {
             }
         }
         for statement in plan.joinCopies { try run(statement) }
-        if refusingDrops {
-            var lost: [MigrationError.DroppedData] = []
-            for check in plan.lossChecks {
-                guard case .integer(let count)? = try session.scalar(check.sql), count > 0 else { continue }
-                lost.append(.init(entity: check.entity, property: check.property, rowCount: Int(count)))
-            }
-            try StoreMigrator.refuseDropping(lost, url: url)
-        }
+        if refusingDrops { try StoreMigrator.refuseDropping(plan.lostLinks(scalar: { try session.scalar($0) }), url: url) }
         for statement in plan.fixUps { try run(statement) }
-        for row in layout.primaryKeyRows() {
-            let table = layout.entitiesByNumber[row.number].map { layout.mappings[$0.index].table.name }
-            var maximum: Int64 = 0
-            if row.parent == 0, let table {
-                maximum = plan.maxKey(ofTargetTable: table)
-                if case .integer(let stored)? = try session.scalar("SELECT max(Z_PK) FROM \(target).\(table)") { maximum = max(maximum, stored) }
-            }
-            try session.execute("INSERT INTO \(target).Z_PRIMARYKEY (Z_ENT, Z_NAME, Z_SUPER, Z_MAX) VALUES (?, ?, ?, ?)",
-                                [.integer(row.number), .text(row.name), .integer(row.parent), .integer(maximum)])
-        }
+        try plan.writePrimaryKeys(in: target, scalar: { try session.scalar($0) }, run: { _ = try session.execute($0, $1) })
         try carryHistory(into: target, plan: plan)
         var migrated = metadata
         migrated.record(model)

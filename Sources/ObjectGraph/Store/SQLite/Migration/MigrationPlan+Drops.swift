@@ -62,14 +62,14 @@ extension MigrationPlan {
         return dropped
     }
 
-    /// The links the fix-ups would remove, counted on `connection` (the new file, after the
-    /// copies): references to rows that are no longer of the relationship's destination (or
-    /// that the old store did not hold at all). Rows of dropped entities were refused before
-    /// the copy, so they are not among them.
-    func lostLinks(on connection: SQLiteConnection) throws -> [MigrationError.DroppedData] {
+    /// The links the fix-ups would remove, counted by `scalar` in the migrated store (after
+    /// the copies): references to rows that are no longer of the relationship's destination
+    /// (or that the old store did not hold at all). Rows of dropped entities were refused
+    /// before the copy, so they are not among them.
+    func lostLinks(scalar: (String) throws -> SQLValue?) throws -> [MigrationError.DroppedData] {
         var lost: [MigrationError.DroppedData] = []
         for check in lossChecks {
-            guard case .integer(let count)? = try connection.scalar(check.sql), count > 0 else { continue }
+            guard case .integer(let count)? = try scalar(check.sql), count > 0 else { continue }
             lost.append(.init(entity: check.entity, property: check.property, rowCount: Int(count)))
         }
         return lost

@@ -122,6 +122,23 @@ struct MigrationPlan {
         return result
     }
 
+    /// Fills the migrated store's `Z_PRIMARYKEY`, in `schema` (`main` for SQLite): a root
+    /// entity's highest key is the larger of the keys the copies handed out and the keys its
+    /// table holds; a sub-entity's row keeps 0, as Core Data writes it.
+    func writePrimaryKeys(in schema: String, scalar: (String) throws -> SQLValue?,
+                          run: (String, [SQLValue]) throws -> Void) throws {
+        for row in layout.primaryKeyRows() {
+            let table = layout.entitiesByNumber[row.number].map { layout.mappings[$0.index].table.name }
+            var maximum: Int64 = 0
+            if row.parent == 0, let table {
+                maximum = maxKey(ofTargetTable: table)
+                if case .integer(let stored)? = try scalar("SELECT max(Z_PK) FROM \(schema).\(table)") { maximum = max(maximum, stored) }
+            }
+            try run("INSERT INTO \(schema).Z_PRIMARYKEY (Z_ENT, Z_NAME, Z_SUPER, Z_MAX) VALUES (?, ?, ?, ?)",
+                    [.integer(row.number), .text(row.name), .integer(row.parent), .integer(maximum)])
+        }
+    }
+
     // MARK: Entities
 
     /// The old column holding `property` in the rows of the old entity `from` (found by its

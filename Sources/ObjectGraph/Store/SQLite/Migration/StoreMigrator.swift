@@ -196,7 +196,7 @@ struct StoreMigrator {
     /// folder (intermediate files of earlier steps are removed) and returns it with the last
     /// step's plan; on failure removes every file it wrote and throws. With `refusingDrops`,
     /// the first step throws ``MigrationError/Code/wouldDropData`` before its fix-ups would
-    /// remove links (see ``MigrationPlan/lostLinks(on:)``). Errors name `url`, the store.
+    /// remove links (see ``MigrationPlan/lostLinks(scalar:)``). Errors name `url`, the store.
     func writeMigratedCopy(of source: URL, steps: [ManagedObjectModel], firstPlan: MigrationPlan, refusingDrops: Bool,
                            reportingAs url: URL) throws -> (file: URL, plan: MigrationPlan) {
         var temporaries: [URL] = []
@@ -301,18 +301,9 @@ struct StoreMigrator {
                 }
             }
             for statement in plan.joinCopies { try connection.execute(statement) }
-            if refusingDrops { try Self.refuseDropping(plan.lostLinks(on: connection), url: store) }
+            if refusingDrops { try Self.refuseDropping(plan.lostLinks(scalar: { try connection.scalar($0) }), url: store) }
             for statement in plan.fixUps { try connection.execute(statement) }
-            for row in layout.primaryKeyRows() {
-                let table = layout.entitiesByNumber[row.number].map { layout.mappings[$0.index].table.name }
-                var maximum: Int64 = 0
-                if row.parent == 0, let table {
-                    maximum = plan.maxKey(ofTargetTable: table)
-                    if case .integer(let stored)? = try connection.scalar("SELECT max(Z_PK) FROM main.\(table)") { maximum = max(maximum, stored) }
-                }
-                try connection.run("INSERT INTO main.Z_PRIMARYKEY (Z_ENT, Z_NAME, Z_SUPER, Z_MAX) VALUES (?, ?, ?, ?)",
-                                   [.integer(row.number), .text(row.name), .integer(row.parent), .integer(maximum)])
-            }
+            try plan.writePrimaryKeys(in: "main", scalar: { try connection.scalar($0) }, run: { _ = try connection.run($0, $1) })
             var metadata = plan.source.metadata
             metadata.record(model)
             try connection.run("INSERT INTO main.Z_METADATA (Z_VERSION, Z_UUID, Z_PLIST) VALUES (1, ?, ?)",
