@@ -210,7 +210,7 @@ HBA
         # fsync=off only makes the tests faster: a crash of this machine may lose this
         # throwaway cluster, which nobody needs back. Never use it for data you keep.
         if timeout 120 "${owner[@]}" "$bindir/pg_ctl" start -w -t 90 -D "$folder/data" -l "$folder/server.log" \
-            -o "-c listen_addresses=127.0.0.1,127.0.0.2 -p $port -k '$folder/sockets' -c max_connections=1000 -c fsync=off -c hba_file='$folder/pg_hba.conf' $ssl_options" \
+            -o "-c listen_addresses=127.0.0.1,127.0.0.2 -p $port -k '$folder/sockets' -c fsync=off -c hba_file='$folder/pg_hba.conf' $ssl_options" \
             >"$folder/pg_ctl.log" 2>&1; then
             started=true
             break

@@ -494,7 +494,7 @@ final class PostgresStoreTests: XCTestCase {
         let newcomer = Player(context: writer.viewContext)
         newcomer.name = "Dora"
         try writer.viewContext.save()
-        wait(for: [arrived], timeout: 20)
+        wait(for: [arrived], timeout: 120)
 
         let change = try XCTUnwrap(heard.withLock { $0.first })
         XCTAssertEqual(change.updated, [bob.objectID])
@@ -566,7 +566,7 @@ final class PostgresStoreTests: XCTestCase {
         defer { observation.cancel() }
         let result = try writer.viewContext.execute(BatchDeleteRequest(entityName: "Player"))
         XCTAssertEqual(result.count, 7)
-        wait(for: [arrived], timeout: 20)
+        wait(for: [arrived], timeout: 120)
         XCTAssertEqual(try watcher.viewContext.count(for: FetchRequest<Player>()), 0)
         XCTAssertTrue(seen.allSatisfy(\.isDeleted), "the watcher's objects left its context")
     }

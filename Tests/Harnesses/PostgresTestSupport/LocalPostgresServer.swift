@@ -129,7 +129,7 @@ struct LocalPostgresServer: Sendable {
         // fsync=off only makes the tests faster: a crash of this machine may lose this
         // throwaway cluster, which nobody needs back. Never use it for data you keep.
         let options = "-c listen_addresses=127.0.0.1 -p \(port) -k \(shellQuoted(folder.path + "/sockets"))"
-            + " -c max_connections=300 -c fsync=off"
+            + " -c fsync=off"
         let arguments = ["start", "-w", "-t", "90", "-D", dataFolder.path, "-l", logFile.path, "-o", options]
         let display = "pg_ctl " + arguments.joined(separator: " ")
         let (executable, fullArguments) = owner.command(pgCtl, arguments)

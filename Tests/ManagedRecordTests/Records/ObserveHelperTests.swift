@@ -31,7 +31,7 @@ final class ObserveHelperTests: RecordTestCase {
             bea.lastName = "Baker"; bea.age = 45
             try! Person.commit()
         }
-        wait(for: [heard], timeout: 10)
+        wait(for: [heard], timeout: 120)
         XCTAssertEqual(seniors.objects.map(\.lastName), ["Adams", "Baker", "Young"])
         XCTAssertEqual(diff?.insertedItems, [ResultPosition(section: 0, item: 1), ResultPosition(section: 0, item: 2)])
         XCTAssertEqual(commits.withLock { $0.count }, 1)

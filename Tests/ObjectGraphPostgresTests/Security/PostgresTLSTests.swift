@@ -45,7 +45,7 @@ final class PostgresTLSTests: XCTestCase {
 
     func testAStoreOpensOverVerifiedTLS() throws {
         let server = try TLSTestServer.current()
-        let database = try PostgresTestServer.newDatabase("tls_store")
+        let database = try server.newDatabase("tls_store")
         var components = try XCTUnwrap(URLComponents(url: database, resolvingAgainstBaseURL: false))
         components.queryItems = [URLQueryItem(name: "sslrootcert", value: server.file("ca.crt")), URLQueryItem(name: "schema", value: "secured")]
         let url = try XCTUnwrap(components.url)
@@ -218,9 +218,10 @@ final class PostgresTLSTests: XCTestCase {
     }
 }
 
-/// A second test server, started by `scripts/postgres-test-server.sh start OPTION` (`--no-tls`,
-/// `--expired-certificate`), for the checks the shared server cannot show.
-private struct ExtraTestServer {
+/// A test server started by `scripts/postgres-test-server.sh start [OPTION]`: the TLS server
+/// of a plain `swift test` (``TLSTestServer``), and with `--no-tls` or `--expired-certificate`
+/// a second one for the checks the shared server cannot show.
+struct ExtraTestServer: Sendable {
     let url: URLComponents
     let folder: String
     /// The run's certificates; nil without TLS.
@@ -229,8 +230,8 @@ private struct ExtraTestServer {
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("scripts/postgres-test-server.sh").path
 
-    static func start(_ option: String) throws -> ExtraTestServer {
-        let output = try run(["start", option])
+    static func start(_ option: String? = nil) throws -> ExtraTestServer {
+        let output = try run(["start"] + (option.map { [$0] } ?? []))
         var values: [String: String] = [:]
         for line in output.split(separator: "\n") where line.hasPrefix("export ") {
             let pair = line.dropFirst("export ".count).split(separator: "=", maxSplits: 1)

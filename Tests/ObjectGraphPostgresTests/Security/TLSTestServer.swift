@@ -2,28 +2,70 @@ import Foundation
 import Logging
 import ObjectGraph
 import ObjectGraphPostgres
+import PostgresTestSupport
 import Synchronization
 import XCTest
 
-/// The TLS side of the test server `scripts/postgres-test-server.sh` starts (as `.ci/run`
-/// does): its host and port from `MANAGEDRECORD_POSTGRES_URL`, and the certificates it made for
-/// the run in `MANAGEDRECORD_POSTGRES_TLS_FOLDER` (the script's header lists them).
+/// The TLS side of the test server `scripts/postgres-test-server.sh` starts: its host and
+/// port, and the certificates it made for the run (the script's header lists them).
 ///
-/// Without that folder (a server PostgresTestServer started in this process, or one started
-/// by an older script) the TLS tests are skipped, saying how to run them.
-struct TLSTestServer {
+/// `.ci/run` starts it for the whole run and names it in `MANAGEDRECORD_POSTGRES_URL` and
+/// `MANAGEDRECORD_POSTGRES_TLS_FOLDER`. Under a plain `swift test` (neither set, or a server
+/// named without its TLS folder) the first TLS test starts one with the same script for this
+/// process, stopped when the process exits, so the TLS tests run there too.
+struct TLSTestServer: Sendable {
     let port: Int
     let folder: URL
+    /// Whether this process started the server (it is then not PostgresTestServer's).
+    var isOwn = false
 
-    /// The server, or an `XCTSkip` saying how to start one with TLS.
+    /// The server named by the environment, else the one this process started (starting it
+    /// on the first call).
     static func current() throws -> TLSTestServer {
         let environment = ProcessInfo.processInfo.environment
-        guard let folder = environment["MANAGEDRECORD_POSTGRES_TLS_FOLDER"], !folder.isEmpty,
-              let text = environment["MANAGEDRECORD_POSTGRES_URL"], let url = URLComponents(string: text)
-        else {
-            throw XCTSkip("no TLS test server: run `eval \"$(scripts/postgres-test-server.sh start)\"` (it sets MANAGEDRECORD_POSTGRES_URL and MANAGEDRECORD_POSTGRES_TLS_FOLDER), as .ci/run does")
+        if let folder = environment["MANAGEDRECORD_POSTGRES_TLS_FOLDER"], !folder.isEmpty,
+           let text = environment["MANAGEDRECORD_POSTGRES_URL"], let url = URLComponents(string: text) {
+            return TLSTestServer(port: url.port ?? 5432, folder: URL(fileURLWithPath: folder))
         }
-        return TLSTestServer(port: url.port ?? 5432, folder: URL(fileURLWithPath: folder))
+        return try ownServer.withLock { cached -> Result<TLSTestServer, Error> in
+            if let cached { return cached }
+            let started = Result { () throws -> TLSTestServer in
+                let server = try ExtraTestServer.start()
+                atexit { TLSTestServer.stopOwnServer() }
+                remember(server)
+                guard let tlsFolder = server.tlsFolder else {
+                    throw XCTSkip("scripts/postgres-test-server.sh started a server without TLS")
+                }
+                return TLSTestServer(port: server.url.port ?? 5432, folder: URL(fileURLWithPath: tlsFolder), isOwn: true)
+            }
+            cached = started
+            return started
+        }.get()
+    }
+
+    /// The result of starting this process's own TLS server (nil before the first try).
+    private static let ownServer = Mutex<Result<TLSTestServer, Error>?>(nil)
+    /// The server this process started, for `stopOwnServer` at exit.
+    private static let startedServer = Mutex<ExtraTestServer?>(nil)
+
+    private static func remember(_ server: ExtraTestServer) {
+        startedServer.withLock { $0 = server }
+    }
+
+    private static func stopOwnServer() {
+        startedServer.withLock { $0 }?.stop()
+    }
+
+    /// The URL of a new, empty database on this server, as the superuser (a server of this
+    /// process's own is removed whole when the process exits).
+    func newDatabase(_ prefix: String) throws -> URL {
+        guard isOwn else { return try PostgresTestServer.newDatabase(prefix) }
+        let name = "\(prefix)_\(getpid())_\(UInt32.random(in: 0...UInt32.max))"
+        try PostgresTestServer.psql("CREATE DATABASE \"\(name)\" TEMPLATE template0 ENCODING 'UTF8' LC_COLLATE 'C' LC_CTYPE 'C'",
+                                    database: url())
+        var components = URLComponents(url: url(), resolvingAgainstBaseURL: false)!
+        components.path = "/" + name
+        return components.url!
     }
 
     /// The path of one of the run's files (`ca.crt`, `client.key`, …).

@@ -37,7 +37,7 @@ final class CommitPushTests: StoreTestCase {
             }
         }
         // The main context is not touched: only the main queue runs while the test waits.
-        wait(for: [heard], timeout: 10)
+        wait(for: [heard], timeout: 120)
         let changes = try XCTUnwrap(merged)
         XCTAssertTrue(onMainThread, "the merge runs on the main queue")
         XCTAssertEqual(changes.updated, [johnID])

@@ -42,7 +42,7 @@ final class HooksOutsideReadsTests: XCTestCase {
             do { try body() } catch { XCTFail("\(error)") }
             done.fulfill()
         }
-        wait(for: [done], timeout: 60)
+        wait(for: [done], timeout: 120)
     }
 
     func testAwakeFromFetchMayLoadARelationshipFromAnInMemoryStore() {

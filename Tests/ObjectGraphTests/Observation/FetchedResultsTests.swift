@@ -217,7 +217,7 @@ final class FetchedResultsTests: StoreTestCase {
                 try background.save()
             }
         }
-        wait(for: [heard], timeout: 10)
+        wait(for: [heard], timeout: 120)
         XCTAssertEqual(received?.insertedItems, [ResultPosition(section: 0, item: 0)])
         XCTAssertEqual(results.objects.map(\.lastName), ["Wu"])
     }

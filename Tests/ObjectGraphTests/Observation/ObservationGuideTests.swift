@@ -24,7 +24,7 @@ final class ObservationGuideTests: StoreTestCase {
             dee.firstName = "Dee"
             try background.save()                 // both observers hear it before save() returns
         }
-        wait(for: [heard], timeout: 1)
+        wait(for: [heard], timeout: 120)
         observation.cancel()                      // or let the observation go
         watcher.cancel()
     }

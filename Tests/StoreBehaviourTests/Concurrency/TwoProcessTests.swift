@@ -22,8 +22,8 @@ struct TwoProcessTests {
 
         let left = try WriterProcess(kind: kind, store: store, role: "left", other: "right", increments: Self.increments)
         let right = try WriterProcess(kind: kind, store: store, role: "right", other: "left", increments: Self.increments)
-        let leftOutcome = left.finish(within: .seconds(180))
-        let rightOutcome = right.finish(within: .seconds(180))
+        let leftOutcome = left.finish(within: .seconds(600))
+        let rightOutcome = right.finish(within: .seconds(600))
         #expect(leftOutcome.status == 0, "\(leftOutcome.output)")
         #expect(rightOutcome.status == 0, "\(rightOutcome.output)")
         #expect(leftOutcome.output.contains("store writer left ok"), "\(leftOutcome.output)")
@@ -110,7 +110,7 @@ struct AsyncOpenTests {
         _ = try store.container([Counter.self], name: "Counters")     // the store exists: opening is all the tasks do
         let tasks = max(4, ProcessInfo.processInfo.activeProcessorCount)
         let opener = try WriterProcess(kind: kind, arguments: [kind.rawValue, store.processArgument, "tasks", "\(tasks)"])
-        let outcome = opener.finish(within: .seconds(200))
+        let outcome = opener.finish(within: .seconds(600))
         #expect(outcome.status == 0, "\(outcome.output)")
         #expect(outcome.output.contains("store writer tasks ok: tasks=\(tasks) counts=\(Array(repeating: 0, count: tasks))"), "\(outcome.output)")
     }
@@ -140,7 +140,7 @@ struct ConcurrentCreationTests {
             }
         }
         for _ in 0..<4 { start.signal() }
-        #expect(group.wait(timeout: .now() + 90) == .success)
+        #expect(group.wait(timeout: .now() + 600) == .success)
         // On SQLite the losers of the race to create the tables failed with "table ZACCOUNT
         // already exists" until the creation checked again under the write lock.
         #expect(failures.value == [])

@@ -381,7 +381,7 @@ final class GraphHarness {
         default:
             if store.kind.notifiesOtherContainers {
                 // The server pushes C's commit to the first container: wait for it to arrive.
-                let arrived = eventually(timeout: .seconds(20)) { remoteCommits.value > remoteBefore }
+                let arrived = eventually(timeout: .seconds(120)) { remoteCommits.value > remoteBefore }
                 guard arrived else { throw fail("C's commit never reached the first container") }
                 for other in 0..<2 { models[other].mergeFromInbox(graphSave, store: reference) }
             } else {

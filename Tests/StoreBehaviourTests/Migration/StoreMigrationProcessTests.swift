@@ -38,7 +38,7 @@ struct StoreMigrationProcessTests {
         let arguments = [kind.rawValue, store.processArgument, "migrate", log.path, "pair"]
         let first = try WriterProcess(kind: kind, arguments: arguments)
         let second = try WriterProcess(kind: kind, arguments: arguments)
-        let outcomes = [first.finish(within: .seconds(120)), second.finish(within: .seconds(120))]
+        let outcomes = [first.finish(within: .seconds(600)), second.finish(within: .seconds(600))]
         for outcome in outcomes {
             #expect(outcome.status == 0, "\(outcome.output)")
             #expect(outcome.output.contains("store writer migrate ok: Ada,Grace,Plato starred=3"), "each process opens the migrated store: \(outcome.output)")
@@ -81,7 +81,7 @@ struct StoreMigrationProcessTests {
     func killedMigrationLeavesOneVersion(_ kind: StoreKind, _ point: String) throws {
         let (store, log) = try contactStore(kind)
         let killed = try WriterProcess(kind: kind, arguments: [kind.rawValue, store.processArgument, "migrate", log.path, point])
-        let outcome = killed.finish(within: .seconds(120))
+        let outcome = killed.finish(within: .seconds(600))
         #expect(outcome.status == SIGKILL, "the process killed itself at \(point): \(outcome.output)")
 
         // Each stage is all or nothing: killed in the lightweight stage, the store is at

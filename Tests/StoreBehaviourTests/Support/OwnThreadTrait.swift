@@ -1,7 +1,8 @@
 import Foundation
 import Testing
 
-/// Runs each test case of a suite on threads of its own instead of Swift's cooperative pool.
+/// Runs each test case of a suite on threads of its own instead of Swift's cooperative pool,
+/// at most ``TestCaseGate/width`` test cases at once.
 ///
 /// The stores block their caller while they wait (for SQLite's lock, for the PostgreSQL
 /// server); a test body is synchronous code that waits like an application's. On the
@@ -10,6 +11,10 @@ import Testing
 /// store's LISTEN task — could not run until they time out. Here each job of the test's task
 /// runs on a new thread; task-locals stay, so expectations are still attributed to the test.
 /// `StoreWriter tasks` checks the pool case on its own, in a process of its own.
+///
+/// The gate keeps the suite within a PostgreSQL server's default `max_connections` (100):
+/// unbounded, every test case of every suite ran at once, each with its containers' pools
+/// and listeners, and the server refused connections ("too many clients already").
 struct OwnThreadTrait: TestTrait, SuiteTrait, TestScoping {
     var isRecursive: Bool { true }
 
@@ -18,8 +23,10 @@ struct OwnThreadTrait: TestTrait, SuiteTrait, TestScoping {
     }
 
     func provideScope(for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void) async throws {
-        try await withTaskExecutorPreference(ThreadPerJobExecutor.shared) {
-            try await function()
+        try await TestCaseGate.shared.withSlot {
+            try await withTaskExecutorPreference(ThreadPerJobExecutor.shared) {
+                try await function()
+            }
         }
     }
 }

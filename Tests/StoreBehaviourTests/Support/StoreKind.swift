@@ -92,7 +92,7 @@ enum TemporaryFolders {
 /// Polls `condition` until it holds or `timeout` passes; returns whether it held. For
 /// changes that arrive asynchronously (a merge from another container or process): the test
 /// then asserts the result, so a late arrival fails instead of passing by luck.
-func eventually(timeout: Duration = .seconds(15), _ condition: () throws -> Bool) rethrows -> Bool {
+func eventually(timeout: Duration = .seconds(120), _ condition: () throws -> Bool) rethrows -> Bool {
     let clock = ContinuousClock()
     let deadline = clock.now.advanced(by: timeout)
     while true {
@@ -122,4 +122,10 @@ final class Locked<Value: Sendable>: Sendable {
     }
 
     var value: Value { mutex.withLock { $0 } }
+
+    /// Waits until `condition` holds for the value; false if it still does not after
+    /// `limit` — a limit for a stalled test to fail by, never a measure of speed.
+    func wait(until condition: (Value) -> Bool, limit: Duration = .seconds(120)) -> Bool {
+        eventually(timeout: limit) { condition(value) }
+    }
 }

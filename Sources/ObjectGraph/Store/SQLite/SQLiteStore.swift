@@ -116,6 +116,14 @@ final class SQLiteStore: PersistentStore {
                 throw StoreError(.notACoreDataStore, url: url, "the database has tables but no Z_METADATA: it was not written by Core Data or ManagedRecord, so it is left untouched")
             }
             try writer.execute("PRAGMA synchronous = NORMAL")
+            // A new (empty) file is put in WAL mode before its tables are created: in
+            // rollback-journal mode the creating connection's commit waits for every other
+            // connection's shared lock to go, and containers opening the same new file at once
+            // (each reading it, each trying to switch it) could keep it waiting past the busy
+            // timeout (ConcurrentCreationTests).
+            if tableCount == .integer(0), url != nil, !readOnly {
+                try Self.switchToWAL(writer)
+            }
         } catch let error as SQLiteError {
             throw SQLiteFileAccess.diagnose(error, url: url, readOnly: readOnly, fallback: StoreError(
                 .cannotOpen, url: url, "cannot read or write the database", underlying: error))
