@@ -23,11 +23,8 @@ struct HistoryCommand: ParsableCommand {
     func run() throws {
         try reportingErrors {
             if enable {
-                try store.requireStoreFile()
-                let model = try store.loadModel()
-                let container = try PersistentContainer(name: store.storeURL.deletingPathExtension().lastPathComponent, model: model,
-                                                        storeURL: store.storeURL, options: [.persistentHistory])
-                container.persistentStoreCoordinator.close()
+                // Opened as every command opens a store: one of another model version is refused.
+                try store.open(writable: true, options: [.persistentHistory]).container.persistentStoreCoordinator.close()
                 Terminal.write("the store records persistent history from now on\n")
                 return
             }
