@@ -39,6 +39,8 @@ struct HistoryCommand: ParsableCommand {
                 transactions = try coordinator.history(after: token)
             } catch let error as HistoryError where error.code == .notRecorded {
                 throw CLIError("the store records no persistent history (it has no ATRANSACTION table); run `managedrecord history \(store.store) --enable` to start recording")
+            } catch let error as HistoryError where error.code == .expiredToken {
+                throw CLIError("the history after transaction \(after ?? 0) is incomplete, so it is not listed (expiredToken): \(error.message). From the tool: run `managedrecord history \(store.store)` without --after to list every transaction left, and start again from its last one")
             }
             var text = ""
             for transaction in transactions { text += Self.describe(transaction) }
