@@ -89,7 +89,7 @@ public final class ContextManager: @unchecked Sendable {  // mutable state behin
                                       options: PersistentContainer.Options,
                                       stagedMigration: StagedMigrationManager?) throws -> (PersistentContainer, migrated: Bool) {
         if let seedStore, case .server(let server) = location {
-            throw StoreError(.cannotOpen, url: server.url, "a seed store (\(seedStore.lastPathComponent)) is a SQLite file copied into place, which a database server store cannot take; set up without seedStore and import the seed data into the server store instead")
+            throw StoreError(.cannotOpen, url: URL(string: server.redactedURL), "a seed store (\(seedStore.lastPathComponent)) is a SQLite file copied into place, which a database server store cannot take; set up without seedStore and import the seed data into the server store instead")
         }
         let url = storeURL(name: name, location: location)
         if let seedStore, let url, !FileManager.default.fileExists(atPath: url.path) {

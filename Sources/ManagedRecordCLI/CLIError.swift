@@ -4,9 +4,24 @@ import ObjectGraph
 
 /// A failure the tool reports on standard error before exiting non-zero.
 struct CLIError: Error, CustomStringConvertible {
+    /// The failures the tool's own checks find (others are `.other`).
+    enum Kind {
+        /// The store was written with another version of the model; only `migrate` migrates.
+        case needsMigration
+        /// An output path is a store, or a store's `-wal`, `-shm` or `-journal`.
+        case outputIsAStore
+        case other
+    }
+
+    let kind: Kind
     let description: String
 
-    init(_ description: String) { self.description = description }
+    init(_ kind: Kind, _ description: String) {
+        self.kind = kind
+        self.description = description
+    }
+
+    init(_ description: String) { self.init(.other, description) }
 
     /// An unknown key, with the keys that exist.
     static func unknownKey(_ key: String, entity: EntityDescription, path: String) -> CLIError {

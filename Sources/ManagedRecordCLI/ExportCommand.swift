@@ -11,7 +11,9 @@ struct ExportCommand: ParsableCommand {
         Relationships are written as the related objects' --related-by values; a related object without one is nested \
         (with its "@id", so one shared by several objects is imported once), so the export imports into an empty store \
         with the same model. --relationships uris writes object ID URIs instead (meaningful in this store only), omit \
-        leaves relationships out, nested:N nests N levels. --format jsonl writes JSON Lines.
+        leaves relationships out, nested:N nests N levels. --format jsonl writes JSON Lines. A new --output file is \
+        owner-only (0600); an --output that is a store (the one read or any other), or a store's -wal, -shm or -journal, \
+        is refused before anything is written.
         """)
 
     @OptionGroup var store: StoreOptions
@@ -22,8 +24,10 @@ struct ExportCommand: ParsableCommand {
     var relationships = "keys"
     @Option(name: .long, help: "json (one JSON array, the default) or jsonl (JSON Lines: one object per line).")
     var format: OutputFormat = .json
-    @Option(name: [.short, .long], help: "Write to this file instead of standard output.")
+    @Option(name: [.short, .long], help: "Write to this file instead of standard output (created 0600; never a store).")
     var output: String?
+    @Flag(name: .long, help: "Create the --output file with the process umask instead of 0600.")
+    var keepUmask = false
 
     func validate() throws {
         if format != .json && format != .jsonl { throw ValidationError("--format \(format.rawValue): export writes json or jsonl") }
@@ -31,12 +35,14 @@ struct ExportCommand: ParsableCommand {
 
     func run() throws {
         try reportingErrors {
+            if let output { try OutputFile.refuseStore(at: output, readingStore: store.storeURL) }
             let opened = try store.open()
             let (entity, request) = try opened.request(query, order)
             var options = JSONExportOptions(relationships: try relationshipEncoding())
             options.mapping = JSONMapping(relatedBy: try relatedBy.mapping(in: opened))
             let progress = ProgressLine("exported", "\(entity.name) objects", total: try opened.context.count(for: request))
-            var writer = JSONRowWriter(format, to: try output.map(OutputFile.init) ?? OutputFile.standardOutput)
+            let sink = try output.map { try OutputFile(path: $0, readingStore: store.storeURL, keepsUmask: keepUmask) }
+            var writer = JSONRowWriter(format, to: sink ?? OutputFile.standardOutput)
             Terminal.progress("fetching \(progress.total) \(entity.name) objects...")
             try opened.context.exportJSONLines(request, options: options) { line in
                 writer.write(line)
@@ -57,28 +63,4 @@ struct ExportCommand: ParsableCommand {
             throw CLIError("--relationships \(relationships): use keys, uris, omit or nested:N (N levels, 0 or more)")
         }
     }
-}
-
-/// Standard output or a file created for the export.
-struct OutputFile {
-    let handle: FileHandle
-    let ownsHandle: Bool
-
-    static var standardOutput: OutputFile { OutputFile(handle: .standardOutput, ownsHandle: false) }
-
-    init(handle: FileHandle, ownsHandle: Bool) {
-        self.handle = handle
-        self.ownsHandle = ownsHandle
-    }
-
-    init(path: String) throws {
-        guard FileManager.default.createFile(atPath: path, contents: nil) else {
-            throw CLIError("cannot create the output file \(path): check that its folder exists and can be written")
-        }
-        self.init(handle: try FileHandle(forWritingTo: URL(fileURLWithPath: path)), ownsHandle: true)
-    }
-
-    func write(_ data: Data) { handle.write(data) }
-
-    func close() throws { if ownsHandle { try handle.close() } }
 }

@@ -23,11 +23,8 @@ struct HistoryCommand: ParsableCommand {
     func run() throws {
         try reportingErrors {
             if enable {
-                try store.requireStoreFile()
-                let model = try store.loadModel()
-                let container = try PersistentContainer(name: store.storeURL.deletingPathExtension().lastPathComponent, model: model,
-                                                        storeURL: store.storeURL, options: [.persistentHistory])
-                container.persistentStoreCoordinator.close()
+                // Opened as every command opens a store: one of another model version is refused.
+                try store.open(writable: true, options: [.persistentHistory]).container.persistentStoreCoordinator.close()
                 Terminal.write("the store records persistent history from now on\n")
                 return
             }
@@ -39,6 +36,8 @@ struct HistoryCommand: ParsableCommand {
                 transactions = try coordinator.history(after: token)
             } catch let error as HistoryError where error.code == .notRecorded {
                 throw CLIError("the store records no persistent history (it has no ATRANSACTION table); run `managedrecord history \(store.store) --enable` to start recording")
+            } catch let error as HistoryError where error.code == .expiredToken {
+                throw CLIError("the history after transaction \(after ?? 0) is incomplete, so it is not listed (expiredToken): \(error.message). From the tool: run `managedrecord history \(store.store)` without --after to list every transaction left, and start again from its last one")
             }
             var text = ""
             for transaction in transactions { text += Self.describe(transaction) }

@@ -20,18 +20,19 @@ struct ImportCommand: ParsableCommand {
 
     /// The records of `file`: a JSON array of records, one record, or JSON Lines (one record
     /// per line, what `export --format jsonl` writes); nil when it is none of them (the
-    /// import then reports why).
+    /// import then reports why). Numbers keep their text (``JSONNumber``), so that each
+    /// attribute reads its value from every digit.
     ///
     /// - Throws: ``CLIError`` naming the line of JSON Lines that is not a record.
     static func records(in data: Data, file: String) throws -> [Any]? {
-        if let parsed = try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed]) {
+        if let parsed = try? JSONParser.parse(data) {
             if let record = parsed as? [String: Any] { return [record] }
             return parsed as? [Any]
         }
         var records: [Any] = []
         for (number, line) in data.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).enumerated()
         where line.contains(where: { $0 != 0x20 && $0 != 0x09 && $0 != 0x0D }) {
-            guard let record = try? JSONSerialization.jsonObject(with: line) as? [String: Any] else {
+            guard let record = try? JSONParser.parse(Data(line)) as? [String: Any] else {
                 if records.isEmpty { return nil }
                 throw CLIError("\(file == "-" ? "standard input" : file), line \(number + 1): not a JSON object, after \(records.count) JSON Lines records; nothing was imported")
             }

@@ -21,10 +21,10 @@ enum JSONReady {
         }
     }
 
-    /// One value as JSON text.
+    /// One value as JSON text, as the export writes it (numbers that read back bit for bit).
     static func text(_ value: Any) throws -> String {
-        if let decimal = value as? Decimal { return decimal.description }
-        let data = try JSONSerialization.data(withJSONObject: value, options: [.sortedKeys, .fragmentsAllowed, .withoutEscapingSlashes])
-        return String(decoding: data, as: UTF8.self)
+        var writer = JSONWriter(pretty: false, sortsKeys: true)
+        try writer.write(value)
+        return String(decoding: writer.bytes, as: UTF8.self)
     }
 }

@@ -39,21 +39,35 @@ struct StoreOptions: ParsableArguments {
     }
 
     /// Opens the store with its model; read-only unless `writable` (read commands never
-    /// change the file). A writable open never migrates: a store that does not fit the model
-    /// is refused, so `import` or `delete` with another version's `--model` changes nothing.
-    func open(writable: Bool = false) throws -> OpenStore {
+    /// change the file), with `options` added (`history --enable` adds `.persistentHistory`).
+    /// No open migrates, whatever the command (only `migrate` does): a writable open of a
+    /// store written with another version of the model is refused before anything is
+    /// written, and a read-only open that would need a migration says to run `migrate`.
+    /// Every command opens its store here.
+    func open(writable: Bool = false, options: PersistentContainer.Options = []) throws -> OpenStore {
         if namesAServer { throw missingStore }
         let model = try loadModel()
         if writable {
             try requireStoreFile()
-            if try PersistentStoreCoordinator.requiresMigration(model: model, storeURL: storeURL) {
-                let option = self.model.map { " --model \($0)" } ?? ""
-                throw CLIError("the store was written with another version of the model, and this command does not migrate it: run `managedrecord check \(store)\(option)` to see the differences, and open it once from your app to migrate it")
-            }
+            if try PersistentStoreCoordinator.requiresMigration(model: model, storeURL: storeURL) { throw needsMigration }
         }
-        let container = try PersistentContainer(name: storeURL.deletingPathExtension().lastPathComponent, model: model,
-                                                storeURL: storeURL, options: writable ? [] : [.readOnly])
-        return OpenStore(model: model, container: container)
+        do {
+            let container = try PersistentContainer(name: storeURL.deletingPathExtension().lastPathComponent, model: model,
+                                                    storeURL: storeURL, options: options.union(writable ? [] : [.readOnly]))
+            return OpenStore(model: model, container: container)
+        } catch let error as StoreError where !writable {
+            // A read-only open refuses a store that needs migrating (it writes nothing): say
+            // what to run rather than how a program would open it.
+            if (try? PersistentStoreCoordinator.requiresMigration(model: model, storeURL: storeURL)) == true { throw needsMigration }
+            throw error
+        }
+    }
+
+    /// The error for a store written with another version of the model than the one given
+    /// (or kept): no command but `migrate` changes a store's version.
+    var needsMigration: CLIError {
+        let option = model.map { " --model \($0)" } ?? ""
+        return CLIError(.needsMigration, "the store was written with another version of the model, and this command does not migrate it (only `managedrecord migrate` does; an app with the older model could no longer open it): run `managedrecord migrate \(store)\(option) --dry-run` to see what the migration would do, then without --dry-run to migrate")
     }
 }
 

@@ -45,6 +45,8 @@ public final class PostgresDriver: DatabaseServerDriver, CustomStringConvertible
     ///     `sslrootcert=PATH` (a PEM file of the authorities that may sign the server's
     ///     certificate) or `sslrootcert=system`, and `sslcert=PATH` with `sslkey=PATH` (a client
     ///     certificate and its unencrypted key, mode 0600). The files are read once, here.
+    ///     The password may be in the user info or the option `password` (once); no text
+    ///     the driver makes shows it (``DatabaseServerLocation/redacted(_:)``).
     ///     Without a password in the URL, `PGPASSWORD` is used, else the password file's
     ///     matching line (`PGPASSFILE`, else `~/.pgpass`; skipped when others may read it).
     ///   - timeout: How long a connection attempt, a statement, or a wait for a free connection

@@ -169,8 +169,9 @@ struct PostgresErrorTranslator: Sendable {
         return (error, "\(server) is not trusted: \(detail)")
     }
 
-    /// A failure of `statement` on an open connection.
-    func statementFailure(_ error: any Error, statement: String?) -> StatementFailure {
+    /// A failure of `statement` on an open connection whose statements run in `searchPath`
+    /// (when the session set it).
+    func statementFailure(_ error: any Error, statement: String?, searchPath: String? = nil) -> StatementFailure {
         if error is PostgresBlockingBridge.DeadlinePassed {
             return failure(.timeout, "\(server) did not answer within \(timeout); the connection was closed, and the server rolls back a transaction under way. Check that the server is reachable and not overloaded, or give the driver a longer timeout.",
                 underlying: error, connectionBroke: true)
@@ -180,7 +181,7 @@ struct PostgresErrorTranslator: Sendable {
         }
         switch psqlError.code {
         case .server:
-            return serverFailure(psqlError, statement: statement)
+            return serverFailure(psqlError, statement: statement, searchPath: searchPath)
         case .serverClosedConnection, .clientClosedConnection, .connectionError, .uncleanShutdown,
             .messageDecodingFailure, .unexpectedBackendMessage:
             return lost(psqlError)
@@ -188,6 +189,15 @@ struct PostgresErrorTranslator: Sendable {
             return failure(.serverError, "The statement could not be run (\(psqlError.code)). Check the statement and its parameters.",
                 underlying: psqlError, connectionBroke: false)
         }
+    }
+
+    /// Text holding NUL (U+0000) bound to parameter `number` (from 1): refused before it is
+    /// sent, as PostgreSQL's text cannot hold it (the server would answer SQLSTATE 22021,
+    /// naming nothing).
+    func nulParameter(_ number: Int, statement: String) -> StoreError {
+        StoreError(.serverError, url: address.url,
+                   "The text bound to parameter $\(number) holds the NUL character (U+0000), which PostgreSQL cannot store in text; the statement was not sent. Remove the NUL characters, or bind such values as bytes (a Data value, bytea).",
+                   underlying: DatabaseServerError.nulInText(statement: statement))
     }
 
     /// A failure with a ``StoreError`` of `code` about this server.
@@ -201,7 +211,7 @@ struct PostgresErrorTranslator: Sendable {
             underlying: error, connectionBroke: true)
     }
 
-    private func serverFailure(_ error: PSQLError, statement: String?) -> StatementFailure {
+    private func serverFailure(_ error: PSQLError, statement: String?, searchPath: String?) -> StatementFailure {
         let info = error.serverInfo
         let sqlState = info?[.sqlState] ?? "XX000"
         let message = info?[.message] ?? "no message"
@@ -213,10 +223,11 @@ struct PostgresErrorTranslator: Sendable {
             return failure(.timeout, "The statement ran longer than the driver's timeout of \(timeout) and \(server) cancelled it; a transaction under way must be rolled back. Find what blocks it (a lock another connection holds) or give the driver a longer timeout.",
                 underlying: DatabaseServerError(sqlState: sqlState, message: message, statement: statement), connectionBroke: false)
         }
-        var text = "\(server) refused the statement: \(message) (SQLSTATE \(sqlState))."
+        let code = PostgresRefusalAdvice.conditionName(sqlState).map { "\(sqlState) \($0)" } ?? sqlState
+        var text = "\(server) refused: \(message) (SQLSTATE \(code))."
         if let detail = info?[.detail] { text += " \(detail)" }
         if let hint = info?[.hint] { text += " Hint: \(hint)" }
-        text += " " + advice(sqlState)
+        text += " " + PostgresRefusalAdvice(sqlState: sqlState, message: message, role: address.user, statement: statement, searchPath: searchPath).text
         return failure(.serverError, text,
             underlying: DatabaseServerError(sqlState: sqlState, message: message, statement: statement), connectionBroke: false)
     }
@@ -230,23 +241,5 @@ struct PostgresErrorTranslator: Sendable {
         if let message = error.serverInfo?[.message] { text += ": \(message)" }
         if let underlying = error.underlying { text += ": \(summary(of: underlying))" }
         return text
-    }
-
-    /// What to do about an error of class `sqlState`.
-    private func advice(_ sqlState: String) -> String {
-        switch sqlState {
-        case "40001", "40P01":
-            return "Another transaction conflicted with this one; run the transaction again."
-        case "25P02":
-            return "An earlier statement of this transaction failed; roll the transaction back."
-        case let state where state.hasPrefix("23"):
-            return "The data breaks a constraint of the table; change the values."
-        case let state where state.hasPrefix("42"):
-            return "The statement does not fit the database's schema or PostgreSQL's syntax; fix the statement."
-        case let state where state.hasPrefix("53"):
-            return "The server is short of a resource (disk, memory, connections); free some on the server."
-        default:
-            return "Check the statement and the data it uses."
-        }
     }
 }

@@ -12,7 +12,8 @@ extension PersistentContainer.Location {
     /// let container = try PersistentContainer(name: "Company", entities: entities, store: .postgres(url))
     /// ```
     ///
-    /// `url` is `postgres://user[:password]@host[:port]/database`, optionally with
+    /// `url` is `postgres://user[:password]@host[:port]/database` (the password may also be
+    /// the option `password`), optionally with
     /// `?schema=<name>`: the PostgreSQL schema that holds Core Data's tables (default
     /// `coredata`), created on first use; and with the TLS options `sslmode`, `sslrootcert`,
     /// `sslcert` and `sslkey` (libpq's meaning; ``PostgresDriver/init(url:timeout:poolSize:logger:environment:)``

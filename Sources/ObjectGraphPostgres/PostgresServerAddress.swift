@@ -26,11 +26,14 @@ struct PostgresServerAddress: Sendable, CustomStringConvertible, CustomDebugStri
     var debugDescription: String { description }
     var customMirror: Mirror { Mirror(self, children: ["server": displayName, "sslmode": tls.mode.rawValue], displayStyle: .struct) }
 
-    /// Parses `url`; a malformed one is a ``StoreError`` `.cannotOpen` saying what is wrong.
+    /// Parses `url`; a malformed one is a ``StoreError`` `.cannotOpen` saying what is wrong
+    /// (showing the URL without its password: ``DatabaseServerLocation/redacted(_:)``).
+    /// The password is the user info's or the option `password`'s (libpq's, given once).
     /// Without a password in the URL, one is looked for in `environment`'s `PGPASSWORD`, then
     /// in the password file (`PGPASSFILE`, else `~/.pgpass`).
     init(url: URL, environment: [String: String] = ProcessInfo.processInfo.environment) throws(StoreError) {
-        self.url = URL(string: Self.redacted(url)) ?? url
+        // Never the URL itself: one the redacted text does not parse as names no server.
+        self.url = URL(string: Self.redacted(url)) ?? URL(string: "postgres:")!
         func malformed(_ problem: String) -> StoreError {
             StoreError(
                 .cannotOpen, url: nil,
@@ -54,9 +57,20 @@ struct PostgresServerAddress: Sendable, CustomStringConvertible, CustomDebugStri
         guard !path.isEmpty else { throw malformed("names no database (the path after the host)") }
         guard !path.contains("/") else { throw malformed("has the path \"\(path)\", which is not one database name") }
         var options: [String: String] = [:]
+        var queryPassword: String?
         for item in components.queryItems ?? [] {
+            if item.name == "password" {
+                guard queryPassword == nil, components.password == nil else {
+                    throw malformed("gives the password twice (in the user info and as the option password, or that option twice); give it once")
+                }
+                queryPassword = item.value ?? ""
+                continue
+            }
+            if item.name == "sslpassword" {
+                throw malformed("has the option sslpassword: keys protected by a passphrase are not supported. Give sslkey an unencrypted key (openssl pkey -in KEY -out PLAIN.key, mode 0600)")
+            }
             guard PostgresTLSSettings.optionNames.contains(item.name) else {
-                throw malformed("has the option \"\(item.name)\", which this driver does not take (it takes sslmode, sslrootcert, sslcert and sslkey)")
+                throw malformed("has the option \"\(item.name)\", which this driver does not take (it takes password, sslmode, sslrootcert, sslcert and sslkey)")
             }
             guard options[item.name] == nil else { throw malformed("gives the option \(item.name) twice") }
             options[item.name] = item.value ?? ""
@@ -68,7 +82,7 @@ struct PostgresServerAddress: Sendable, CustomStringConvertible, CustomDebugStri
         self.database = path
         var ignoredFile: String?
         self.password = PostgresPassword.find(
-            urlPassword: components.password, host: host, port: port, database: path, user: user,
+            urlPassword: components.password ?? queryPassword, host: host, port: port, database: path, user: user,
             environment: environment, ignoredFile: &ignoredFile
         )
         self.ignoredPasswordFile = ignoredFile
@@ -92,6 +106,6 @@ struct PostgresServerAddress: Sendable, CustomStringConvertible, CustomDebugStri
         return configuration
     }
 
-    /// `url` without its password.
+    /// `url` without its password (the one redaction every text of a server URL goes through).
     static func redacted(_ url: URL) -> String { DatabaseServerLocation.redacted(url) }
 }

@@ -17,6 +17,9 @@ final class PostgresSession: DatabaseServerSession {
 
     /// The connection broke, or a statement was abandoned on it: the pool must drop it.
     private(set) var connectionBroke = false
+    /// The schema this session's `SET [LOCAL] search_path TO schema` chose, for the advice of
+    /// a missing privilege on a table.
+    private var searchPath: String?
 
     init(
         connection: PostgresConnection, bridge: PostgresBlockingBridge, errors: PostgresErrorTranslator,
@@ -67,12 +70,22 @@ final class PostgresSession: DatabaseServerSession {
             connectionBroke = true
             throw errors.lost(ChannelError.alreadyClosed).error
         }
+        if let index = parameters.firstIndex(where: { parameter in
+            guard case .text(let text) = parameter else { return false }
+            return text.utf8.contains(0)
+        }) {
+            throw errors.nulParameter(index + 1, statement: sql)
+        }
         let query = PostgresQuery(unsafeSQL: sql, binds: PostgresValueCoding.bindings(parameters))
         do {
-            return try bridge.wait(for: connection.query(query, logger: logger), atMost: limit)
+            let result = try bridge.wait(for: connection.query(query, logger: logger), atMost: limit)
+            for prefix in ["SET search_path TO ", "SET LOCAL search_path TO "] where sql.hasPrefix(prefix) {
+                searchPath = String(sql.dropFirst(prefix.count))
+            }
+            return result
         } catch {
             if driverIsClosed() { throw errors.closed }
-            let failure = errors.statementFailure(error, statement: sql)
+            let failure = errors.statementFailure(error, statement: sql, searchPath: searchPath)
             if failure.connectionBroke {
                 connectionBroke = true
                 // A statement may still be under way on it: close it so no later one waits behind it.

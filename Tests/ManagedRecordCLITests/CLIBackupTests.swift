@@ -1,3 +1,4 @@
+import CSQLite
 import Foundation
 import ObjectGraph
 import XCTest
@@ -73,6 +74,33 @@ final class CLIBackupTests: XCTestCase {
 
         try CommandLineRun.tool("restore", copy, store.path).succeeded()
         XCTAssertEqual(try employees(in: store.path), "5\n")
+    }
+
+    /// Issue 38, item 10: `watch` keeps a rollback-journal store (`journal_mode = DELETE`)
+    /// open read-only, holding no SQLite lock while idle; the restore went through and the
+    /// watcher read the restored rows.
+    func testRestoreIsRefusedWhileWatchHasARollbackJournalStoreOpen() throws {
+        let folder = try CLITestStores.folder()
+        let store = try CLITestStores.company(in: folder).path
+        let copy = folder.appendingPathComponent("Copy.sqlite").path
+        try CommandLineRun.tool("history", store, "--enable").succeeded()
+        try CommandLineRun.tool("backup", store, copy).succeeded()
+        try CommandLineRun.tool("delete", store, "Employee", "--where", "age > 40", "--yes").succeeded()
+        var handle: OpaquePointer?
+        XCTAssertEqual(sqlite3_open(store, &handle), SQLITE_OK)
+        XCTAssertEqual(sqlite3_exec(handle, "PRAGMA journal_mode = DELETE", nil, nil, nil), SQLITE_OK)
+        sqlite3_close(handle)
+
+        let watch = try WatchProcess(store: store, arguments: ["Employee", "age > 40"])
+        defer { watch.stop() }
+        XCTAssertTrue(watch.waitFor("(0 rows)"), watch.text)
+        let refused = try CommandLineRun.tool("restore", copy, store)
+        XCTAssertEqual(refused.status, 1, refused.stdout)
+        XCTAssertTrue(refused.stderr.contains("the store is open in another process"), refused.stderr)
+        watch.stop()
+        XCTAssertFalse(watch.text.contains("+ Employee"), "the watcher saw no restored row: \(watch.text)")
+        try CommandLineRun.tool("restore", copy, store).succeeded()
+        XCTAssertEqual(try employees(in: store), "5\n")
     }
 
     func testCheckReportsFilesOtherUsersMayRead() throws {

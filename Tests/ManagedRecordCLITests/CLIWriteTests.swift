@@ -76,7 +76,8 @@ final class CLIWriteRefusalTests: XCTestCase {
         let before = CLITestStores.bytes(of: older)
         let run = try CommandLineRun.tool("delete", older.path, "Post", "--all", "--yes", "--model", newer)
         XCTAssertEqual(run.status, 1)
-        XCTAssertTrue(run.stderr.contains("does not migrate it: run `managedrecord check \(older.path) --model \(newer)`"), run.stderr)
+        XCTAssertTrue(run.stderr.contains("does not migrate it (only `managedrecord migrate` does"), run.stderr)
+        XCTAssertTrue(run.stderr.contains("run `managedrecord migrate \(older.path) --model \(newer) --dry-run`"), run.stderr)
         XCTAssertEqual(CLITestStores.bytes(of: older), before)
     }
 

@@ -107,7 +107,7 @@ public final class PersistentContainer: Sendable {
         case .file(let file): url = file
         case .inMemory: url = nil
         case .server(let server):
-            let migrator = PostgresMigrator(stages: stagedMigration?.stages ?? [], allowsDroppingData: options.contains(.allowsDroppingData),
+            let migrator = PostgresMigrator(stagedMigration: stagedMigration, allowsDroppingData: options.contains(.allowsDroppingData),
                                             progress: migrationProgress)
             persistentStoreCoordinator = try PersistentStoreCoordinator(model: model, server: server, readOnly: options.contains(.readOnly),
                                                                         persistentHistory: options.contains(.persistentHistory), migrator: migrator)
@@ -115,7 +115,7 @@ public final class PersistentContainer: Sendable {
             return
         }
         var migrator = StoreMigrator(progress: migrationProgress, allowsDroppingData: options.contains(.allowsDroppingData))
-        migrator.stages = stagedMigration?.stages ?? []
+        migrator.stagedMigration = stagedMigration
         let store = try SQLiteStore(model: model, url: url, readOnly: options.contains(.readOnly), migrator: migrator,
                                     fileMode: StoreFileMode(options))
         persistentStoreCoordinator = PersistentStoreCoordinator(model: model, store: store)

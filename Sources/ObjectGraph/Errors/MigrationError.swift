@@ -37,6 +37,12 @@ public struct MigrationError: Error, CustomStringConvertible, Sendable {
         /// Another process (or thread) kept the store locked for its own migration longer
         /// than this one waits.
         public static let locked = Code(name: "locked")
+        /// The stages of a staged migration (``StagedMigrationManager``) do not form a chain
+        /// from the store's version to the model: a gap or a fork between two stages, a
+        /// version reached twice, a last stage that does not end at the model, a store at a
+        /// version no stage starts from, or no stages at all (``MigrationError/stageChain``
+        /// says which stage and which versions). Found before anything is written.
+        public static let invalidStages = Code(name: "invalidStages")
         public var description: String { name }
     }
 
@@ -54,10 +60,12 @@ public struct MigrationError: Error, CustomStringConvertible, Sendable {
     public let underlying: SQLiteError?
     /// For ``Code/wouldDropData``: what the migration would drop, and how many rows hold it.
     public let droppedData: [DroppedData]
+    /// For ``Code/invalidStages``: where the stages stop forming a chain.
+    public let stageChain: StageChainProblem?
 
     /// An error of `code` about migrating the store at `url`.
     public init(_ code: Code, url: URL, entity: String? = nil, property: String? = nil, _ message: String,
-                underlying: SQLiteError? = nil, droppedData: [DroppedData] = []) {
+                underlying: SQLiteError? = nil, droppedData: [DroppedData] = [], stageChain: StageChainProblem? = nil) {
         self.code = code
         self.url = url
         self.entity = entity
@@ -65,6 +73,7 @@ public struct MigrationError: Error, CustomStringConvertible, Sendable {
         self.message = message
         self.underlying = underlying
         self.droppedData = droppedData
+        self.stageChain = stageChain
     }
 
     public var description: String {

@@ -40,6 +40,28 @@ extension HistoryDatabase {
         return last
     }
 
+    /// The number of the last transaction ever recorded (0 when none), pruned or not: the
+    /// larger of `TRANSACTION`'s `Z_MAX` in `Z_PRIMARYKEY` (which numbering moves past every
+    /// number it hands out, and a restore past every number the replaced store handed out:
+    /// ``numberHistoryPast(_:)``) and the largest number in `ATRANSACTION` (when there is one).
+    func lastIssuedHistoryNumber() throws -> Int64 {
+        let reserved = try historyScalar("SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = ?", [.integer(HistorySchema.transactionEntity)])?.integerValue ?? 0
+        guard try !historyColumns(of: "ATRANSACTION").isEmpty else { return reserved }
+        return max(reserved, try historyScalar("SELECT MAX(Z_PK) FROM ATRANSACTION")?.integerValue ?? 0)
+    }
+
+    /// Makes `number` the last transaction number handed out, though no transaction has it:
+    /// the next one is numbered after it, and the gap it leaves makes every token up to it
+    /// read as expired (``HistoryReader/checkNothingMissing(after:)``). A restore does this
+    /// (`SQLiteBackup.stage`). Adds `TRANSACTION`'s `Z_PRIMARYKEY` row when missing, so a
+    /// store without history tables remembers the numbers too. In a write transaction.
+    func numberHistoryPast(_ number: Int64) throws {
+        if try historyRun("UPDATE Z_PRIMARYKEY SET Z_MAX = ? WHERE Z_ENT = ?", [.integer(number), .integer(HistorySchema.transactionEntity)]) == 0 {
+            try historyRun("INSERT INTO Z_PRIMARYKEY (Z_ENT, Z_NAME, Z_SUPER, Z_MAX) VALUES (?, 'TRANSACTION', 0, ?)",
+                           [.integer(HistorySchema.transactionEntity), .integer(number)])
+        }
+    }
+
     /// Deletes the transactions up to and including `number` (or, with `date`, those
     /// committed before it) with their changes; returns how many transactions went. The
     /// strings stay (other transactions may name them). In a writing transaction.

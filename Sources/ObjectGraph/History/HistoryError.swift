@@ -10,6 +10,14 @@ public struct HistoryError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let notRecorded = Code(name: "notRecorded")
         /// The token belongs to another store (its UUID differs).
         public static let otherStore = Code(name: "otherStore")
+        /// Transactions after the token are gone: ``PersistentStoreCoordinator/deleteHistory(before:)-(HistoryToken)``
+        /// (or by date) pruned some of them, or the store was restored from a backup
+        /// (``PersistentContainer/restore(storeAt:from:options:progress:)``, which expires every
+        /// token taken before it), or the token names a transaction past the store's last. Reading
+        /// on would miss changes, so nothing is returned: read the history again from the
+        /// start (`history(after: nil)`), rebuild what was derived from it, and keep the new
+        /// last token. Core Data's `NSPersistentHistoryTokenExpiredError`.
+        public static let expiredToken = Code(name: "expiredToken")
         /// The store kind records no history (both SQLite and PostgreSQL stores do).
         public static let unsupportedStore = Code(name: "unsupportedStore")
         public var description: String { name }

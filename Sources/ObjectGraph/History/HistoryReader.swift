@@ -12,7 +12,12 @@ struct HistoryReader {
     /// The transactions after transaction `number` (and, with `date`, committed after it),
     /// oldest first, with their changes; at most `limit` (0: all). Inside the connection's
     /// transaction when it has one (the transactions of one snapshot).
-    func transactions(after number: Int64, since date: Date? = nil, limit: Int = 0) throws -> [HistoryTransaction] {
+    ///
+    /// With `checkingExpiry` and a `number` above 0 (a token's), first makes sure that every
+    /// transaction after it is still there (``checkNothingMissing(after:)``): else
+    /// ``HistoryError`` `.expiredToken`, never a list with holes.
+    func transactions(after number: Int64, since date: Date? = nil, limit: Int = 0, checkingExpiry: Bool = false) throws -> [HistoryTransaction] {
+        if checkingExpiry && number > 0 { try checkNothingMissing(after: number) }
         var selects = ["t.Z_PK", schema.transactionColumns.contains("ZTIMESTAMP") ? "t.ZTIMESTAMP" : "NULL"]
         var joins: [String] = []
         for (index, field) in HistorySchema.stringFields.enumerated() {
@@ -51,9 +56,30 @@ struct HistoryReader {
         }
     }
 
-    /// The number of the last transaction recorded (0 when none).
+    /// The number of the last transaction ever recorded (0 when none), pruned or not
+    /// (``HistoryDatabase/lastIssuedHistoryNumber()``).
     func lastNumber() throws -> Int64 {
-        try database.historyScalar("SELECT MAX(Z_PK) FROM ATRANSACTION")?.integerValue ?? 0
+        try database.lastIssuedHistoryNumber()
+    }
+
+    /// Throws ``HistoryError`` `.expiredToken` unless every transaction numbered after
+    /// `number` is still in `ATRANSACTION`. Numbers are handed out one after the other
+    /// (``HistoryWriter``) up to ``lastNumber()``, so the transactions after `number` are all
+    /// there exactly when `ATRANSACTION` holds `lastNumber() - number` of them: whatever
+    /// removed some (pruning by token or by date, in any order) or left a gap (a restore,
+    /// which numbers past the replaced store's numbers) is caught, and a token past the last
+    /// number (a store restored or recreated under it) too. One statement each, in the
+    /// reader's snapshot.
+    func checkNothingMissing(after number: Int64) throws {
+        let last = try lastNumber()
+        let present = try database.historyScalar("SELECT COUNT(*) FROM ATRANSACTION WHERE Z_PK > ?", [.integer(number)])?.integerValue ?? 0
+        guard present != last - number else { return }
+        let oldest = try database.historyScalar("SELECT MIN(Z_PK) FROM ATRANSACTION")?.integerValue
+        let left = oldest.map { "the oldest transaction left is \($0)" } ?? "no transaction is left"
+        if number > last {
+            throw HistoryError(.expiredToken, "the token names transaction \(number), but this store's history ends at transaction \(last) (\(left)): the store was restored from a backup or replaced since the token was taken, so what the token's reader has read is not this store's history; read the history again from the start (history(after: nil)), rebuild what was derived from it, and keep the new last token")
+        }
+        throw HistoryError(.expiredToken, "\(last - number - present) of the \(last - number) transactions after transaction \(number) are gone (\(left)): the history was pruned past the token (deleteHistory(before:)), or the store was restored from a backup, which expires every older token; read the history again from the start (history(after: nil)), rebuild what was derived from it, and keep the new last token")
     }
 
     // A store written elsewhere may hold another storage class than the column's (SQLite).

@@ -11,7 +11,8 @@ protocol HistoryStore: PersistentStore {
     /// saves record history.
     @discardableResult
     func startRecordingHistory(create: Bool) throws -> Bool
-    /// Runs `body` on a connection that reads (one snapshot).
+    /// Runs `body` on a connection that reads, in one read transaction (one snapshot: a
+    /// token's expiry is checked against the transactions then read).
     func readingHistory<T>(_ body: (any HistoryDatabase) throws -> T) throws -> T
     /// Runs `body` in a write transaction, committed when it returns.
     func writingHistory<T>(_ body: (any HistoryDatabase) throws -> T) throws -> T
@@ -31,13 +32,17 @@ extension HistoryStore {
     }
 
     /// The transactions after transaction `number` (and, with `date`, committed after it),
-    /// oldest first, with their changes; at most `limit` (0: all).
+    /// oldest first, with their changes; at most `limit` (0: all). For a `number` above 0,
+    /// ``HistoryError`` `.expiredToken` when some transaction after it is gone
+    /// (``HistoryReader/checkNothingMissing(after:)``), read in the same snapshot.
     func historyTransactions(after number: Int64, since date: Date? = nil, limit: Int = 0) throws -> [HistoryTransaction] {
         let schema = try requireHistorySchema()
-        return try readingHistory { try historyReader(on: $0, schema: schema).transactions(after: number, since: date, limit: limit) }
+        return try readingHistory {
+            try historyReader(on: $0, schema: schema).transactions(after: number, since: date, limit: limit, checkingExpiry: true)
+        }
     }
 
-    /// The number of the last transaction recorded (0 when none).
+    /// The number of the last transaction recorded, pruned or not (0 when none).
     func lastHistoryNumber() throws -> Int64 {
         let schema = try requireHistorySchema()
         return try readingHistory { try historyReader(on: $0, schema: schema).lastNumber() }

@@ -26,8 +26,10 @@ extension SQLiteStore: HistoryStore {
         return schema != nil
     }
 
+    /// In one read transaction on a reader: the transactions, their changes and the check
+    /// of a token's expiry see one committed state.
     func readingHistory<T>(_ body: (any HistoryDatabase) throws -> T) throws -> T {
-        try read { try body($0) }
+        try read { connection in try SQLiteBackup.withSnapshot(of: connection) { try body(connection) } }
     }
 
     func writingHistory<T>(_ body: (any HistoryDatabase) throws -> T) throws -> T {

@@ -25,7 +25,7 @@ extension PersistentStoreCoordinator {
                              "a migration forecast is SQLite-only: it rehearses the migration on copies of a store file, and a PostgreSQL store has none. Open the store with the new model: its migration runs in one transaction per stage and changes nothing when it fails")
         }
         var migrator = StoreMigrator(allowsDroppingData: allowsDroppingData)
-        migrator.stages = stagedMigration?.stages ?? []
+        migrator.stagedMigration = stagedMigration
         return try migrator.forecast(url: storeURL, model: model)
     }
 }

@@ -11,12 +11,19 @@
 ///                                         stagedMigration: stages)
 /// ```
 ///
-/// Opening the store runs, again and again, the first stage whose source is the store's
-/// version; a store at a version no stage starts from migrates by lightweight inference to
-/// the next version that one does (for a model read from an `.xcdatamodeld` bundle, through
-/// the bundle's versions in between), and after the last stage to the container's model.
-/// Each stage replaces the store in one atomic step, so a migration stopped by a crash
-/// resumes at the stage it was in when the store is opened again.
+/// The stages must form a chain from the store's version to the container's model: each
+/// stage starts where the one before it ends, no version comes twice (a custom stage within
+/// one version aside), the last stage ends at the model, and one starts from the store's
+/// version. Otherwise opening the store throws ``MigrationError`` ``MigrationError/Code/invalidStages``
+/// naming the stage and the versions (``MigrationError/stageChain``) before anything is
+/// written, so a migration never leaves a store at a version the app cannot open. With a
+/// model read from an `.xcdatamodeld` bundle the bundle's versions are the chain: give only
+/// the custom stages, between two of its versions, in order; the versions between them
+/// migrate by lightweight inference.
+///
+/// Opening the store runs, from the first stage whose source is the store's version, each
+/// stage in turn. Each stage replaces the store in one atomic step, so a migration stopped
+/// by a crash resumes at the stage it was in when the store is opened again.
 public struct StagedMigrationManager: Sendable {
     /// The stages, in the order they run.
     public let stages: [MigrationStage]

@@ -21,6 +21,18 @@ extension ManagedObjectModel {
         return lines.joined(separator: "\n") + "\n"
     }
 
+    /// The model that the model-file XML `xml` (``contentsXML``, or a store's model cache)
+    /// describes, its entities without classes; errors name `file`.
+    static func reading(contentsXML xml: String, file: URL) throws -> ManagedObjectModel {
+        let parsed = try specifications(contentsXML: xml, file: file)
+        return try ManagedObjectModel(specifications: parsed.entities, versionIdentifiers: parsed.identifier.map { [$0] } ?? [])
+    }
+
+    /// The entity specifications (and version identifier) of the model-file XML `xml`.
+    static func specifications(contentsXML xml: String, file: URL) throws -> (entities: [EntitySpecification], identifier: String?) {
+        try ModelFileReader(file: file).specifications(of: ModelFileElement.parse(Data(xml.utf8), file: file))
+    }
+
     private static func xmlLines(of entity: EntityDescription) -> [String] {
         let details = entity.fileDetails
         let className = details.className ?? (entity.managedClass == ManagedObject.self ? nil : String(describing: entity.managedClass))
@@ -125,20 +137,6 @@ extension ManagedObjectModel {
     }
 
     private static func xmlAttribute(_ name: String, _ value: String?) -> String {
-        guard let value else { return "" }
-        var escaped = ""
-        for character in value {
-            switch character {
-            case "&": escaped += "&amp;"
-            case "<": escaped += "&lt;"
-            case ">": escaped += "&gt;"
-            case "\"": escaped += "&quot;"
-            case "\n": escaped += "&#10;"
-            case "\r": escaped += "&#13;"
-            case "\t": escaped += "&#9;"
-            default: escaped.append(character)
-            }
-        }
-        return " \(name)=\"\(escaped)\""
+        ModelFileText.attribute(name, value)
     }
 }

@@ -21,18 +21,32 @@ extension ManagedObjectModel {
     /// ``init(contentsOf:classes:)`` and its `.xcdatamodeld`.
     ///
     /// - Throws: ``StoreError`` with code `.noModel` when the store does not describe its
-    ///   model (give the model file), `.notACoreDataStore` when it has no `Z_METADATA`,
-    ///   `.corruptMetadata` when its metadata or model cannot be read, and the codes of an
-    ///   unreadable file (`.permissionDenied`, `.notADatabase`, ...).
+    ///   model (no model of its own and no `Z_MODELCACHE`, or a cache of another version:
+    ///   give the model file), `.notACoreDataStore` when it has no `Z_METADATA`,
+    ///   `.corruptMetadata` when its metadata, the model it keeps or its `Z_MODELCACHE`
+    ///   cannot be read (the message says why: decompression, the archive, an XML error at a
+    ///   line and column, ...), and the codes of an unreadable file (`.permissionDenied`,
+    ///   `.notADatabase`, ...).
     public convenience init(storeURL url: URL) throws {
         let metadata = try Self.storeMetadata(at: url)
-        // A store of Apple's Core Data: the compiled model it keeps in Z_MODELCACHE.
-        guard let xml = metadata.modelContentsXML ?? ModelCacheArchive.xml(storeAt: url, hashes: metadata.versionHashes) else {
-            throw StoreError(.noModel, url: url, "the store does not describe its model (it was written by Apple's Core Data, or before ManagedRecord kept the model in the store); give its model with ManagedObjectModel(contentsOf: Model.xcdatamodeld), or --model on the command line")
+        let xml: String
+        if let own = metadata.modelContentsXML {
+            xml = own
+        } else {
+            // A store of Apple's Core Data: the compiled model it keeps in Z_MODELCACHE.
+            switch ModelCacheArchive.read(storeAt: url, hashes: metadata.versionHashes) {
+            case .model(_, let cached):
+                xml = cached
+            case .absent:
+                throw StoreError(.noModel, url: url, "the store does not describe its model (it was written by Apple's Core Data without a Z_MODELCACHE, or before ManagedRecord kept the model in the store); give its model with ManagedObjectModel(contentsOf: Model.xcdatamodeld), or --model on the command line")
+            case .otherVersion:
+                throw StoreError(.noModel, url: url, "the compiled model in the store's Z_MODELCACHE is not the version that wrote the store (its version hashes differ from the store's): give the store's model with ManagedObjectModel(contentsOf: Model.xcdatamodeld), or --model on the command line")
+            case .unreadable(let reason):
+                throw StoreError(.corruptMetadata, url: url, "the compiled model in the store's Z_MODELCACHE cannot be read: \(reason). Give the store's model with ManagedObjectModel(contentsOf: Model.xcdatamodeld), or --model on the command line")
+            }
         }
         do {
-            let root = try ModelFileElement.parse(Data(xml.utf8), file: url)
-            let parsed = try ModelFileReader(file: url).specifications(of: root)
+            let parsed = try Self.specifications(contentsXML: xml, file: url)
             try self.init(specifications: parsed.entities, versionIdentifiers: parsed.identifier.map { [$0] } ?? [])
         } catch let error as ModelError {
             throw StoreError(.corruptMetadata, url: url, "the model kept in the store's metadata cannot be read: \(error)")

@@ -38,7 +38,7 @@ extension AttributeDescription {
         case .blob(let data):
             if attributeType == .uuid, data.count == 16 { return UUID(blobData: data).uuidString }
             if attributeType == .transformable,
-               let json = try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed]) {
+               let json = try? JSONParser.parse(data, numbers: .foundation) {
                 return json
             }
             return data.base64EncodedString()
@@ -57,8 +57,11 @@ extension AttributeDescription {
         case .integer32: return .int(try Self.integer(value, in: Int64(Int32.min)...Int64(Int32.max), "a 32-bit integer"))
         case .integer64: return .int(try Self.integer(value, in: Int64.min...Int64.max, "an integer"))
         case .double, .float:
-            guard let number = Self.double(value) else { throw JSONValueProblem(expected: "a number") }
-            return .double(attributeType == .float ? Double(Float(number)) : number)
+            guard let number = Self.floatingPoint(value, float: attributeType == .float) else { throw JSONValueProblem(expected: "a number") }
+            guard number.isFinite || !(value is JSONNumber) else {
+                throw JSONValueProblem(expected: "a number within \(attributeType == .float ? "Float" : "Double")'s range")
+            }
+            return .double(number)
         case .decimal:
             if let decimal = value as? Decimal { return .decimal(decimal) }
             if let text = Self.numberText(value), let decimal = Decimal(string: text) { return .decimal(decimal) }
@@ -99,16 +102,26 @@ extension AttributeDescription {
     /// attribute's type and stored in the codec's canonical encoding.
     private func codableValue(_ value: Any) throws(JSONValueProblem) -> SlotValue {
         let problem = JSONValueProblem(expected: "JSON for \(conversion.swiftTypeName)")
-        guard let data = try? JSONSerialization.data(withJSONObject: value, options: [.fragmentsAllowed]),
+        guard let data = Self.jsonData(value),
               let typed = conversion.toAny(.blob(data)), let stored = conversion.fromAny(typed) else { throw problem }
         return stored
+    }
+
+    /// JSON text of a value: numbers as the import read them (``JSONNumber``, digit for
+    /// digit), else what `JSONSerialization` writes of Swift and Foundation values.
+    private static func jsonData(_ value: Any) -> Data? {
+        var writer = JSONWriter(pretty: false)
+        if (try? writer.write(value)) != nil { return Data(writer.bytes) }
+        return try? JSONSerialization.data(withJSONObject: value, options: [.fragmentsAllowed])
     }
 
     // MARK: Lenient readers
 
     private static func integer(_ value: Any, in range: ClosedRange<Int64>, _ expected: String) throws(JSONValueProblem) -> Int64 {
         var result: Int64?
-        if let number = Self.number(value), !isBoolean(number) {
+        if let number = value as? JSONNumber {
+            result = number.integer
+        } else if let number = Self.number(value), !isBoolean(number) {
             switch number.objCType.pointee {
             case 0x64, 0x66: result = Int64(exactly: number.doubleValue)   // "d", "f": 42.0 is 42, 4.5 is no integer
             case 0x51: result = Int64(exactly: number.uint64Value)          // "Q": above Int64.max
@@ -122,14 +135,21 @@ extension AttributeDescription {
         return result
     }
 
-    private static func double(_ value: Any) -> Double? {
-        if let number = Self.number(value) { return isBoolean(number) ? nil : number.doubleValue }
-        if let text = value as? String { return Double(text.trimmingCharacters(in: .whitespaces)) }
-        return nil
+    /// A Double or Float attribute's value, read from a number's or a string's text when
+    /// there is one (correctly rounded, a Float's straight from the text).
+    private static func floatingPoint(_ value: Any, float: Bool) -> Double? {
+        if let number = value as? JSONNumber { return float ? number.float.map(Double.init) : number.double }
+        if let text = value as? String {
+            let trimmed = text.trimmingCharacters(in: .whitespaces)
+            return float ? Float(trimmed).map(Double.init) : Double(trimmed)
+        }
+        guard let number = Self.number(value), !isBoolean(number) else { return nil }
+        return float ? Double(number.floatValue) : number.doubleValue
     }
 
     /// A number's exact text, for Decimal: the number as written, or the string if it holds one.
     private static func numberText(_ value: Any) -> String? {
+        if let number = value as? JSONNumber { return number.text }
         if let number = Self.number(value) { return isBoolean(number) ? nil : number.description }
         guard let text = value as? String else { return nil }
         let trimmed = text.trimmingCharacters(in: .whitespaces)
@@ -137,6 +157,9 @@ extension AttributeDescription {
     }
 
     private static func boolean(_ value: Any) -> Bool? {
+        if let number = value as? JSONNumber {
+            switch number.integer { case 0: return false; case 1: return true; default: return nil }
+        }
         if let number = Self.number(value) {
             if isBoolean(number) { return number.boolValue }
             switch number.int64Value { case 0: return false; case 1: return true; default: return nil }
@@ -151,6 +174,7 @@ extension AttributeDescription {
 
     private static func date(_ value: Any, _ numbers: JSONImportOptions.DateNumbers) -> Date? {
         if let date = value as? Date { return date }
+        if let number = value as? JSONNumber { return number.double.flatMap { date(fromNumber: $0, numbers) } }
         if let number = Self.number(value), !isBoolean(number) { return date(fromNumber: number.doubleValue, numbers) }
         guard let text = value as? String else { return nil }
         if let date = ISO8601Date.parse(text) { return date }

@@ -46,18 +46,24 @@ public enum ISO8601Date {
               (1...12).contains(month), (1...31).contains(day) else { return nil }
         let days = daysSince1970(year: year, month: month, day: day)
         guard civil(fromDays: Int64(days)) == (Int64(year), Int64(month), Int64(day)) else { return nil }   // no February 30th
-        var seconds = Double(days) * 86_400
-        guard let separator = utf8.first else { return Date(timeIntervalSince1970: seconds) }
+        // The instant is added up in integers and rounded once, at the end, to the Date
+        // nearest it: in floating point each step rounded, far from 1970 by seconds.
+        var seconds = Int128(days) * 86_400
+        var numerator = 0
+        var denominator = 1
+        func date(offset: Int = 0) -> Date {
+            let sinceReferenceDate = seconds - Int128(offset) - 978_307_200   // 2001-01-01, where a Date counts from
+            return Date(timeIntervalSinceReferenceDate: Double(sinceReferenceDate * Int128(denominator) + Int128(numerator)) / Double(denominator))
+        }
+        guard let separator = utf8.first else { return date() }
         guard separator == 84 || separator == 116 || separator == 32 else { return nil }   // T t space
         utf8 = utf8.dropFirst()
         guard let hour = number(2), skip(58), let minute = number(2), hour < 24, minute < 60 else { return nil }
-        seconds += Double(hour * 3600 + minute * 60)
+        seconds += Int128(hour * 3600 + minute * 60)
         if skip(58) {
             guard let second = number(2), second < 61 else { return nil }
-            seconds += Double(second)
+            seconds += Int128(second)
             if skip(46) || skip(44) {
-                var numerator = 0
-                var denominator = 1
                 while let byte = utf8.first, byte >= 48, byte <= 57 {
                     if denominator < 1_000_000_000 {   // digits past nanoseconds are dropped
                         numerator = numerator * 10 + Int(byte - 48)
@@ -66,18 +72,17 @@ public enum ISO8601Date {
                     utf8 = utf8.dropFirst()
                 }
                 guard denominator > 1 else { return nil }
-                seconds += Double(numerator) / Double(denominator)
             }
         }
-        if utf8.isEmpty || skip(90) || skip(122) { return utf8.isEmpty ? Date(timeIntervalSince1970: seconds) : nil }  // Z z
+        if utf8.isEmpty || skip(90) || skip(122) { return utf8.isEmpty ? date() : nil }  // Z z
         guard let sign = utf8.first, sign == 43 || sign == 45 else { return nil }   // + -
         utf8 = utf8.dropFirst()
         guard let offsetHours = number(2) else { return nil }
         _ = skip(58)
         let offsetMinutes = utf8.isEmpty ? 0 : number(2)
         guard let offsetMinutes, utf8.isEmpty else { return nil }
-        let offset = Double(offsetHours * 3600 + offsetMinutes * 60)
-        return Date(timeIntervalSince1970: sign == 43 ? seconds - offset : seconds + offset)
+        let offset = offsetHours * 3600 + offsetMinutes * 60
+        return date(offset: sign == 43 ? offset : -offset)
     }
 
     /// The farthest a date may be from 1970, in seconds, for ``format(_:)`` to name its day:
@@ -97,20 +102,28 @@ public enum ISO8601Date {
     /// sign and at least six digits, as JavaScript writes it), so any date a store can hold
     /// is written, however far from now, and ``parse(_:)`` reads it back.
     ///
-    /// Whole seconds and milliseconds are taken apart in floating point first: a date of
-    /// 1e20 seconds has no count of milliseconds in an Int64.
+    /// Whole seconds and milliseconds are taken apart from the Date's own seconds since 2001
+    /// (exactly: a floor and a subtraction), then counted in integers, so the text names
+    /// the instant the Date holds, to the millisecond, however far from 1970; ``parse(_:)``
+    /// gives the Date nearest that text, which for a Date of whole milliseconds is the same
+    /// Date, bit for bit.
     ///
     /// - Precondition: ``canFormat(_:)``; a date that fails it stops the process.
     public static func format(_ date: Date) -> String {
         let interval = date.timeIntervalSince1970
         precondition(interval.isFinite, "ManagedRecord: a Date holds \(interval) seconds, which is no date (a bug in the code that made it)")
-        var wholeSeconds = interval.rounded(.down)
-        var milliseconds = Int64(((interval - wholeSeconds) * 1000).rounded())
-        if milliseconds == 1000 { wholeSeconds += 1; milliseconds = 0 }
-        let dayCount = (wholeSeconds / 86_400).rounded(.down)
         precondition(abs(interval) < maximumSeconds, "ManagedRecord: a Date of \(interval) seconds since 1970 is beyond any calendar year ISO 8601 can write")
-        let days = Int64(dayCount)
-        let second = Int64(wholeSeconds - dayCount * 86_400)
+        let sinceReferenceDate = date.timeIntervalSinceReferenceDate
+        let wholeSinceReference = sinceReferenceDate.rounded(.down)
+        var milliseconds = Int64(((sinceReferenceDate - wholeSinceReference) * 1000).rounded())
+        var total = Int128(wholeSinceReference) + 978_307_200
+        if milliseconds == 1000 { total += 1; milliseconds = 0 }
+        // Days and the second of the day in integers: in floating point, far from 1970
+        // (`wholeSeconds - dayCount * 86_400` rounds), the second came out negative and
+        // the text was `-12450378984473-04-01T0-18:0-12:0-16Z`, which no reader takes.
+        var days = Int64(total / 86_400)
+        var second = Int64(total % 86_400)
+        if second < 0 { second += 86_400; days -= 1 }
         let (year, month, day) = civil(fromDays: days)
         func two(_ value: Int64) -> String { value < 10 ? "0\(value)" : "\(value)" }
         let yearDigits = String(abs(year))

@@ -148,7 +148,7 @@ final class JSONImporter {
     private func identity(of record: [String: Any], _ entity: EntityDescription) -> String? {
         guard let key = options.identityKey, let value = record[key], entity.property(named: key) == nil else { return nil }
         if let text = value as? String { return text }
-        return value is NSNumber ? "\(value)" : nil
+        return value is NSNumber || value is JSONNumber ? "\(value)" : nil
     }
 
     /// The object an earlier record of the import gave `identity`, or nil.
@@ -218,6 +218,7 @@ final class JSONImporter {
     static func jsonTypeName(_ value: Any) -> String {
         switch value {
         case is NSNull: return "null"
+        case is JSONNumber: return "a number"
         case let number as NSNumber: return number.objCType.pointee == 0x63 ? "a boolean" : "a number"
         case is String: return "a string"
         case is [Any]: return "an array"

@@ -3,21 +3,22 @@ import Foundation
 /// Writes JSON-ready values (what ``JSONExporter`` makes: `String`, `Int`, `Double`, `Bool`,
 /// `Decimal`, `NSNull`, dictionaries and arrays of them, and the `NSNumber`s of a parsed
 /// `Codable` attribute) as UTF-8 JSON text, several times faster than `JSONSerialization`
-/// on Linux for an export's many small dictionaries.
-struct JSONWriter {
-    private(set) var bytes: [UInt8] = []
+/// on Linux for an export's many small dictionaries. Every `Double` is written so that it
+/// reads back bit for bit (`-0.0` included), and a ``JSONNumber`` as its text.
+package struct JSONWriter {
+    package private(set) var bytes: [UInt8] = []
     /// Keys sorted and two-space indentation.
     let pretty: Bool
     /// Keys sorted (always when `pretty`), for output that is the same in every run.
     let sortsKeys: Bool
 
-    init(pretty: Bool, sortsKeys: Bool = false, capacity: Int = 0) {
+    package init(pretty: Bool, sortsKeys: Bool = false, capacity: Int = 0) {
         self.pretty = pretty
         self.sortsKeys = pretty || sortsKeys
         bytes.reserveCapacity(capacity)
     }
 
-    mutating func write(_ value: Any, depth: Int = 0) throws(JSONExportError) {
+    package mutating func write(_ value: Any, depth: Int = 0) throws(JSONExportError) {
         // Exact types first: a cast of a Swift value to a class type (NSNumber, NSNull)
         // would bridge it to Foundation first, which costs more than the whole write.
         let type = type(of: value)
@@ -31,6 +32,8 @@ struct JSONWriter {
             try writeDouble(value as! Double)
         } else if type == Bool.self {
             append(value as! Bool ? "true" : "false")
+        } else if type == JSONNumber.self {
+            append((value as! JSONNumber).text)
         } else if type is NSNumber.Type {
             // Parsed JSON (a Codable attribute): booleans are marked "c".
             let number = value as! NSNumber
@@ -92,11 +95,16 @@ struct JSONWriter {
         guard value.isFinite else {
             throw JSONExportError(message: "\(value) is not a JSON number: a Double or Float attribute holds it; store a finite value (or nil) before exporting")
         }
-        if value == value.rounded(), abs(value) < 1e15 {
-            append(String(Int64(value)))   // 3, not 3.0, as JSONSerialization writes it
-        } else {
-            append(value.description)
-        }
+        append(Self.text(of: value))
+    }
+
+    /// A finite `Double` as JSON text that reads back bit for bit: `3` (not `3.0`, as
+    /// `JSONSerialization` writes it) for an integer below 10^15, `-0.0` for negative zero,
+    /// else Swift's shortest exact form (`0.30000000000000004`, `5e-324`).
+    package static func text(of value: Double) -> String {
+        if value == 0 { return value.sign == .minus ? "-0.0" : "0" }
+        if value == value.rounded(), abs(value) < 1e15 { return String(Int64(value)) }
+        return value.description
     }
 
     private mutating func append(_ text: String) {

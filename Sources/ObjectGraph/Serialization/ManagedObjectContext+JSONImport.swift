@@ -28,7 +28,8 @@ extension ManagedObjectContext {
     public func importJSON(_ data: Data, entityName: String, options: JSONImportOptions = JSONImportOptions()) throws -> JSONImportReport {
         let parsed: Any
         do {
-            parsed = try JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])
+            // Numbers keep their text: each attribute reads its value from all the digits.
+            parsed = try JSONParser.parse(data)
         } catch {
             throw JSONImportError(.malformedJSON, entity: entityName, "the data is not JSON: \(error)")
         }

@@ -7,10 +7,7 @@ extension StoreMetadata {
     /// metadata (``describe(_:)``); nil when it keeps none or it cannot be read.
     var writtenModel: ManagedObjectModel? {
         guard let xml = modelContentsXML else { return nil }
-        let file = URL(fileURLWithPath: "Z_METADATA")
-        guard let root = try? ModelFileElement.parse(Data(xml.utf8), file: file),
-              let parsed = try? ModelFileReader(file: file).specifications(of: root) else { return nil }
-        return try? ManagedObjectModel(specifications: parsed.entities, versionIdentifiers: parsed.identifier.map { [$0] } ?? [])
+        return try? ManagedObjectModel.reading(contentsXML: xml, file: URL(fileURLWithPath: "Z_METADATA"))
     }
 
     /// What differs between the model whose version hashes this metadata records and

@@ -35,6 +35,19 @@ final class JSONFarDateTests: JSONTestCase {
 extension JSONFarDateTests {
     /// A number of seconds past any calendar day (1e300) is refused by the import with the
     /// record and key named, instead of being stored and stopping the next export.
+    /// Far from 1970 the second of the day was computed in floating point and came out
+    /// negative: `-12450378984473-04-01T0-18:0-12:0-16Z`, which the import refused (found by
+    /// the JSON oracle, CLIJSONOracleTests seed 1).
+    func testTheTimeOfDayOfAFarDateIsAValidTime() throws {
+        for seconds in [-3.929e20, 3.929e20, -7.7e20, 7.7e20, -1e19, 1e19, -123456789012345678.0, 7.775e20] {
+            let date = Date(timeIntervalSince1970: seconds)
+            let text = ISO8601Date.format(date)
+            XCTAssertNotNil(text.range(of: #"T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\.[0-9]{3})?Z$"#, options: .regularExpression), text)
+            let parsed = try XCTUnwrap(ISO8601Date.parse(text), text)
+            XCTAssertEqual(ISO8601Date.format(parsed), text)
+        }
+    }
+
     func testADateBeyondAnyCalendarDayIsRefusedByTheImport() throws {
         let json = Data(#"[{"code": "beyond", "stamp": 1e300}]"#.utf8)
         var options = JSONImportOptions()

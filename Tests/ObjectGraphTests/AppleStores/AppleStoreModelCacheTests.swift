@@ -40,4 +40,43 @@ final class AppleStoreModelCacheTests: StoreTestCase {
         XCTAssertEqual(try RawInflate.inflate([0x4B, 0x4C, 0x4A, 0x4E, 0x04, 0x23, 0x00]), Array("abcabcabc".utf8))
         XCTAssertThrowsError(try RawInflate.inflate([0x07]), "a block of an unknown type")
     }
+
+    // MARK: A cache that cannot be read
+
+    /// The fixture store with its `Z_MODELCACHE` content replaced by `content`.
+    private func storeWithModelCache(_ content: String) throws -> URL {
+        let folder = directory.appendingPathComponent(UUID().uuidString)
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let url = try Fixtures.copy("MigrationRevised", "CoreDataMigration_Example_1.sqlite", into: folder)
+        _ = try SQLiteFile(url, readOnly: false).rows("UPDATE Z_MODELCACHE SET Z_CONTENT = \(content)")
+        return url
+    }
+
+    func testACorruptedModelCacheSaysItCouldNotBeReadAndWhy() throws {
+        // Before: "the store does not describe its model (it was written by Apple's Core Data…)", code noModel.
+        let cases = [("x'07'", "DEFLATE"),                        // a block of an unknown type
+                     ("x'0103'", "DEFLATE"),                      // ends in the middle of a block
+                     ("x'010300fcff616263'", "property list")]    // inflates to "abc", not an archive
+        for (content, reason) in cases {
+            let url = try storeWithModelCache(content)
+            let before = try Data(contentsOf: url)
+            XCTAssertThrowsError(try ManagedObjectModel(storeURL: url), content) { error in
+                let storeError = error as? StoreError
+                XCTAssertEqual(storeError?.code, .corruptMetadata, "\(error)")
+                XCTAssertTrue(storeError?.message.contains("Z_MODELCACHE") ?? false, "\(error)")
+                XCTAssertTrue(storeError?.message.contains("cannot be read") ?? false, "\(error)")
+                XCTAssertTrue(storeError?.message.contains(reason) ?? false, "says why (\(reason)): \(error)")
+                XCTAssertFalse(storeError?.message.contains("does not describe its model") ?? true, "\(error)")
+            }
+            XCTAssertEqual(try Data(contentsOf: url), before, "the store is not changed")
+        }
+    }
+
+    func testAStoreWithoutAModelCacheStillSaysItDoesNotDescribeItsModel() throws {
+        let url = try Fixtures.copy("MigrationRevised", "CoreDataMigration_Example_1.sqlite", into: directory)
+        _ = try SQLiteFile(url, readOnly: false).rows("DELETE FROM Z_MODELCACHE")
+        XCTAssertThrowsError(try ManagedObjectModel(storeURL: url)) { error in
+            XCTAssertEqual((error as? StoreError)?.code, .noModel, "\(error)")
+        }
+    }
 }

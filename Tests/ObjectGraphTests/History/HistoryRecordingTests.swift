@@ -98,8 +98,10 @@ final class HistoryRecordingTests: StoreTestCase {
         XCTAssertEqual(all.count, 5)
         XCTAssertEqual(try container.deleteHistory(before: all[2].token), 3)
         XCTAssertEqual(try container.history(after: nil).map(\.token), [all[3].token, all[4].token])
-        XCTAssertEqual(try container.history(after: all[0].token).map(\.token), [all[3].token, all[4].token],
-                       "a reader whose token was pruned gets what is left")
+        XCTAssertThrowsError(try container.history(after: all[0].token), "a reader whose token was pruned past is told (PersistentHistoryTests)") { error in
+            XCTAssertEqual((error as? HistoryError)?.code, .expiredToken)
+        }
+        XCTAssertEqual(try container.history(after: all[2].token).map(\.token), [all[3].token, all[4].token])
 
         let file = try SQLiteFile(storeURL)
         XCTAssertEqual(try file.scalar("SELECT COUNT(*) FROM ACHANGE WHERE ZTRANSACTIONID NOT IN (SELECT Z_PK FROM ATRANSACTION)"), .integer(0),

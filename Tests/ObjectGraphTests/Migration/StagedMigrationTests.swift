@@ -118,16 +118,65 @@ final class StagedMigrationTests: StoreTestCase {
         try assertVersion3(container)
     }
 
-    func testWithoutTheCustomStageTheSplitWouldDropFullNameAndIsRefused() throws {
+    /// Opening with `stages` and `model` is refused with `.invalidStages` of `kind` at
+    /// `stage` before anything is written: the store is byte for byte as it was, at version 1.
+    private func assertRefused(_ stages: [MigrationStage], model: ManagedObjectModel, kind: MigrationError.StageChainProblem.Kind,
+                               stage: Int?, expected: Data?, found: Data?, line: UInt = #line) throws {
+        let v1 = try version([ContactV1.self])
+        let before = storeBytes(storeURL)
+        XCTAssertThrowsError(try PersistentContainer(name: "Test", model: model, location: .file(storeURL),
+                                                     stagedMigration: StagedMigrationManager(stages)), line: line) { error in
+            let problem = (error as? MigrationError)?.stageChain
+            XCTAssertEqual((error as? MigrationError)?.code, .invalidStages, "\(error)", line: line)
+            XCTAssertEqual(problem?.kind, kind, "\(error)", line: line)
+            XCTAssertEqual(problem?.stage, stage, "\(error)", line: line)
+            XCTAssertEqual(problem?.expectedVersionHash, expected, "\(error)", line: line)
+            XCTAssertEqual(problem?.foundVersionHash, found, "\(error)", line: line)
+        }
+        XCTAssertEqual(storeBytes(storeURL), before, "nothing was written", line: line)
+        XCTAssertFalse(try PersistentStoreCoordinator.requiresMigration(model: v1, storeURL: storeURL), "the store is still at version 1", line: line)
+        XCTAssertEqual(try migrationLeftovers(storeURL), [], line: line)
+    }
+
+    func testStagesThatStopBeforeTheModelAreRefusedBeforeTheFirstStageRuns() throws {
+        // Before: the stage ran (the store at version 2), then the inferred step to version 3 was refused as wouldDropData.
         try writeVersion1(["Ada Lovelace", "Grace Brewster Hopper", "Plato"])
         let (v1, v2, v3) = (try version([ContactV1.self]), try version([ContactV2.self]), try version([ContactV3.self]))
-        let before = storeBytes(storeURL)
-        XCTAssertThrowsError(try PersistentContainer(name: "Test", model: v3, location: .file(storeURL),
-                                                     stagedMigration: StagedMigrationManager([.lightweight(from: v1, to: v2)]))) { error in
-            XCTAssertEqual((error as? MigrationError)?.code, .wouldDropData, "after the last stage, the step to the model is inferred and not declared: \(error)")
-        }
-        XCTAssertFalse(try PersistentStoreCoordinator.requiresMigration(model: v2, storeURL: storeURL), "the stage before it completed")
-        XCTAssertNotEqual(storeBytes(storeURL), before)
+        try assertRefused([.lightweight(from: v1, to: v2)], model: v3, kind: .doesNotEndAtModel, stage: 0,
+                          expected: v3.versionHash, found: v2.versionHash)
+    }
+
+    func testAForkIsRefusedBeforeTheFirstStageRuns() throws {
+        // Before: [v1→v2, v1→v3] committed the first stage, then failed with wouldDropData blaming an incomplete model.
+        try writeVersion1(["Ada Lovelace", "Plato"])
+        let (v1, v2, v3) = (try version([ContactV1.self]), try version([ContactV2.self]), try version([ContactV3.self]))
+        try assertRefused([.lightweight(from: v1, to: v2), .lightweight(from: v1, to: v3)], model: v3, kind: .fork, stage: 1,
+                          expected: v2.versionHash, found: v1.versionHash)
+    }
+
+    func testAStagePastTheAppsModelIsRefusedSoTheStoreNeverGetsNewerThanTheApp() throws {
+        // Before: a stage v1→v3 with the app at v2 left the store at v3.
+        try writeVersion1(["Ada Lovelace", "Plato"])
+        let (v1, v2, v3) = (try version([ContactV1.self]), try version([ContactV2.self]), try version([ContactV3.self]))
+        try assertRefused([.lightweight(from: v1, to: v3)], model: v2, kind: .doesNotEndAtModel, stage: 0,
+                          expected: v2.versionHash, found: v3.versionHash)
+    }
+
+    func testAGapAnEmptyListAndAChainThatMissesTheStoresVersionAreRefused() throws {
+        try writeVersion1(["Ada Lovelace", "Plato"])
+        let (v1, v2, v3) = (try version([ContactV1.self]), try version([ContactV2.self]), try version([ContactV3.self]))
+        let store = v1.versionHash
+        try assertRefused([.lightweight(from: v1, to: v1, label: "same"), .lightweight(from: v2, to: v3)], model: v3, kind: .gap, stage: 1,
+                          expected: v1.versionHash, found: v2.versionHash)
+        try assertRefused([], model: v3, kind: .noStages, stage: nil, expected: v3.versionHash, found: store)
+        try assertRefused([.lightweight(from: v2, to: v3)], model: v3, kind: .storeVersionNotInChain, stage: nil,
+                          expected: v2.versionHash, found: store)
+        try assertRefused([.lightweight(from: v1, to: v2), .lightweight(from: v2, to: v1), .lightweight(from: v1, to: v3)], model: v3,
+                          kind: .cycle, stage: 1, expected: v1.versionHash, found: v1.versionHash)
+        // The same store migrates with the chain itself, and a list given without stages (nil) stays a lightweight migration.
+        let container = try PersistentContainer(name: "Test", model: v2, location: .file(storeURL),
+                                                stagedMigration: StagedMigrationManager([.lightweight(from: v1, to: v2)]))
+        XCTAssertEqual(try container.viewContext.count(for: FetchRequest<ContactV2>()), 2)
     }
 
     func testACustomStageWithinOneVersionFixesDataBeforeTheNextStage() throws {

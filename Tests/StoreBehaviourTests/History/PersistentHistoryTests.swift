@@ -149,13 +149,16 @@ struct PersistentHistoryTests {
         try #require(all.count == 5)
         #expect(try container.deleteHistory(before: all[2].token) == 3)
         #expect(try container.history(after: nil).map(\.token) == [all[3].token, all[4].token])
-        #expect(try container.history(after: all[0].token).map(\.token) == [all[3].token, all[4].token], "a reader whose token was pruned gets what is left")
+        #expect(throws: HistoryError.self, "a reader whose token was pruned past is told, not given what is left") {
+            try container.history(after: all[0].token)
+        }
+        #expect(try container.history(after: all[2].token).map(\.token) == [all[3].token, all[4].token], "nothing after the pruning's token is gone")
         #expect(try container.history(after: nil).allSatisfy { !$0.changes.isEmpty }, "every transaction left has its changes")
 
         // Everything pruned: the next transaction still comes after the last one (a token
         // never goes back).
         #expect(try container.deleteHistory(before: all[4].token) == 2)
-        #expect(try container.currentHistoryToken() == nil)
+        #expect(try container.currentHistoryToken() == all[4].token, "the last number handed out, though pruned")
         departments[1].budget = 20
         try context.save()
         #expect(try container.history(after: all[4].token).map(\.token.transactionNumber) == [6])
@@ -165,6 +168,46 @@ struct PersistentHistoryTests {
             #expect(try Self.psql(store, "SELECT (SELECT count(*) FROM ACHANGE) || '/' || (SELECT count(*) FROM ATRANSACTION)") == "0/0",
                     "no change outlives its transaction")
         }
+    }
+
+    /// Issue 38, item 3: pruning up to transaction 4 and reading after 2 returned 5 alone,
+    /// with no error (3 and 4 missing).
+    @Test("A token older than the pruning reads .expiredToken (Core Data's NSPersistentHistoryTokenExpiredError), never a partial list", arguments: StoreKind.allCases)
+    func prunedPastTokensAreExpired(_ kind: StoreKind) throws {
+        let store = try kind.newStore()
+        let container = try Self.historyContainer(store)
+        let context = container.viewContext
+        for name in ["A", "B", "C", "D", "E"] {
+            Department(context: context).name = name
+            try context.save()
+        }
+        let all = try container.history(after: nil)
+        try #require(all.map(\.token.transactionNumber) == [1, 2, 3, 4, 5])
+        #expect(try container.deleteHistory(before: all[3].token) == 4)
+        let error = #expect(throws: HistoryError.self) { try container.history(after: all[1].token) }
+        #expect(error?.code == .expiredToken)
+        #expect(error?.message.contains("2 of the 3 transactions after transaction 2 are gone (the oldest transaction left is 5)") == true, "\(String(describing: error))")
+        #expect(error?.message.contains("history(after: nil)") == true, "it says what to do")
+        // Another container (another process) reading with a kept token is told the same.
+        let other = try store.container()
+        let kept = try JSONDecoder().decode(HistoryToken.self, from: JSONEncoder().encode(all[0].token))
+        #expect((#expect(throws: HistoryError.self) { try other.history(after: kept) })?.code == .expiredToken)
+        #expect(try container.history(after: all[3].token).map(\.token) == [all[4].token], "a token at the pruning's edge reads on")
+        #expect(try container.history(after: nil).map(\.token) == [all[4].token], "nil reads what is left")
+
+        #expect(try container.deleteHistory(before: all[4].token) == 1)
+        #expect(try container.currentHistoryToken() == all[4].token)
+        #expect(try container.history(after: all[4].token).isEmpty)
+        #expect((#expect(throws: HistoryError.self) { try container.history(after: all[3].token) })?.code == .expiredToken)
+        let future = HistoryToken(storeIdentifier: all[0].token.storeIdentifier, transactionNumber: 9)
+        let past = #expect(throws: HistoryError.self, "a token past the last transaction (a store restored or recreated under it)") {
+            try container.history(after: future)
+        }
+        #expect(past?.code == .expiredToken)
+        #expect(past?.message.contains("ends at transaction 5") == true, "\(String(describing: past))")
+        Department(context: context).name = "F"
+        try context.save()
+        #expect(try container.history(after: all[4].token).map(\.token.transactionNumber) == [6])
     }
 
     @Test("Two containers saving at once: a reader polling with tokens reads every transaction exactly once", arguments: StoreKind.allCases)

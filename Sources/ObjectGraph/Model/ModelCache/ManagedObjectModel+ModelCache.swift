@@ -9,39 +9,61 @@ enum ModelCacheArchive {
         let description: String
     }
 
+    /// What a store's `Z_MODELCACHE` holds.
+    enum Reading {
+        /// No cache: no `Z_MODELCACHE` table, no row in it, or a NULL `Z_CONTENT`.
+        case absent
+        /// A cache that could not be read, and why (decompression, the archive, the model in it).
+        case unreadable(String)
+        /// A readable cache of another model than the one whose version hashes the store records.
+        case otherVersion
+        /// The model that wrote the store, and its model-file XML.
+        case model(ManagedObjectModel, xml: String)
+    }
+
     /// The model-file XML of the compiled model in `Z_CONTENT` (compressed).
     static func modelXML(compressed: Data) throws -> String {
         let archive: [UInt8]
-        do { archive = try RawInflate.inflate([UInt8](compressed)) } catch { throw Failure(description: "Z_MODELCACHE is not raw DEFLATE data: \(error)") }
-        let plist = try BinaryPropertyList(archive)
-        return try KeyedModel(plist).xml()
+        do { archive = try RawInflate.inflate([UInt8](compressed)) } catch { throw Failure(description: "decompressing it (raw DEFLATE) failed: \(error)") }
+        let plist: BinaryPropertyList
+        do { plist = try BinaryPropertyList(archive) } catch { throw Failure(description: "what it decompresses to is not a binary property list (a keyed archive): \(error)") }
+        do { return try KeyedModel(plist).xml() } catch { throw Failure(description: "its keyed archive does not hold a model that can be read here: \(error)") }
     }
 
-    /// The XML of the model cached in the store at `url` when it is the model that wrote the
-    /// store (its version hashes are `hashes`); nil when there is none, it cannot be read,
-    /// or it is not.
-    static func xml(storeAt url: URL, hashes: [String: Data]) -> String? {
-        guard let connection = try? SQLiteFileAccess.openReadOnly(url).connection else { return nil }
+    /// What the `Z_MODELCACHE` of the store at `url` holds, checked against the store's
+    /// version `hashes`.
+    static func read(storeAt url: URL, hashes: [String: Data]) -> Reading {
+        let connection: SQLiteConnection
+        do { connection = try SQLiteFileAccess.openReadOnly(url).connection } catch { return .unreadable("the store cannot be read: \(error)") }
         defer { connection.close() }
-        return model(connection: connection, url: url, hashes: hashes)?.xml
+        return read(connection: connection, url: url, hashes: hashes)
+    }
+
+    /// What the `Z_MODELCACHE` of the store `connection` reads holds, checked against the
+    /// store's version `hashes`.
+    static func read(connection: SQLiteConnection, url: URL, hashes: [String: Data]) -> Reading {
+        let content: SQLValue
+        do {
+            guard try connection.tableExists("Z_MODELCACHE"),
+                  let value = try connection.scalar("SELECT Z_CONTENT FROM Z_MODELCACHE LIMIT 1"), value != .null else { return .absent }
+            content = value
+        } catch {
+            return .unreadable("the table cannot be read: \(error)")
+        }
+        guard case .blob(let compressed) = content else { return .unreadable("its Z_CONTENT is not data") }
+        let xml: String
+        let model: ManagedObjectModel
+        do { xml = try modelXML(compressed: compressed) } catch { return .unreadable("\(error)") }
+        do { model = try ManagedObjectModel.reading(contentsXML: xml, file: url) } catch { return .unreadable("the model it holds cannot be rebuilt: \(error)") }
+        guard model.matchesStoreVersionHashes(hashes) else { return .otherVersion }
+        return .model(model, xml: xml)
     }
 
     /// The model cached in the store `connection` reads (and its XML), when its version
     /// hashes are `hashes`.
     static func model(connection: SQLiteConnection, url: URL, hashes: [String: Data]) -> (model: ManagedObjectModel, xml: String)? {
-        guard let xml = try? modelXML(connection: connection),
-              let root = try? ModelFileElement.parse(Data(xml.utf8), file: url),
-              let parsed = try? ModelFileReader(file: url).specifications(of: root),
-              let model = try? ManagedObjectModel(specifications: parsed.entities, versionIdentifiers: parsed.identifier.map { [$0] } ?? []),
-              model.matchesStoreVersionHashes(hashes) else { return nil }
+        guard case .model(let model, let xml) = read(connection: connection, url: url, hashes: hashes) else { return nil }
         return (model, xml)
-    }
-
-    /// The XML of the model cached in the store `connection` reads, nil when it has none.
-    static func modelXML(connection: SQLiteConnection) throws -> String? {
-        guard try connection.tableExists("Z_MODELCACHE"),
-              case .blob(let data)? = try connection.scalar("SELECT Z_CONTENT FROM Z_MODELCACHE LIMIT 1") else { return nil }
-        return try modelXML(compressed: data)
     }
 
     /// Walks the archive's objects: `$objects`, `$top.root`, UIDs between them.
@@ -179,7 +201,7 @@ enum ModelCacheArchive {
                 lines.append("    <uniquenessConstraints>")
                 for tuple in tuples {
                     lines.append("        <uniquenessConstraint>")
-                    for member in tuple { lines.append("            <constraint value=\"\(Self.escape(member))\"/>") }
+                    for member in tuple { lines.append("            <constraint\(ModelFileText.attribute("value", member))/>") }
                     lines.append("        </uniquenessConstraint>")
                 }
                 lines.append("    </uniquenessConstraints>")
@@ -189,12 +211,7 @@ enum ModelCacheArchive {
         }
 
         private static func attributes(_ pairs: [(String, String)]) -> String {
-            pairs.map { "\($0.0)=\"\(escape($0.1))\"" }.joined(separator: " ")
-        }
-
-        private static func escape(_ text: String) -> String {
-            text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "\"", with: "&quot;")
-                .replacingOccurrences(of: "<", with: "&lt;").replacingOccurrences(of: ">", with: "&gt;")
+            String(pairs.map { ModelFileText.attribute($0.0, $0.1) }.joined().dropFirst())
         }
     }
 }

@@ -41,14 +41,16 @@ extension PostgresSchema {
         }
         do {
             try session.execute("SAVEPOINT og_icu")
-            try session.execute("CREATE COLLATION og_localized (provider = icu, locale = 'und-u-kn-ks-level1')")
+            try session.executeStep("CREATE COLLATION og_localized (provider = icu, locale = 'und-u-kn-ks-level1')")
             try session.execute("SELECT lower('A' COLLATE \"und-x-icu\")")
             try session.execute("RELEASE SAVEPOINT og_icu")
-        } catch let error as StoreError where error.code == .serverError {
+        } catch let error as StoreError where ["0A000", "42704"].contains((error.underlying as? DatabaseServerError)?.sqlState ?? "") {
+            // Not supported in this build (0A000), or no collation und-x-icu (42704); any other
+            // refusal (a privilege) names its step.
             throw StoreError(.cannotOpen, url: url, "the PostgreSQL server was built without ICU collations, which the store needs for case-insensitive and localized comparisons (und-x-icu); use a server built with ICU", underlying: error.underlying)
         }
-        for statement in Self.functionStatements(diacritics: diacritics) { try session.execute(statement) }
-        try session.execute("COMMENT ON FUNCTION og_fold(text, integer) IS '\(folding)'")
+        for statement in Self.functionStatements(diacritics: diacritics) { try session.executeStep(statement) }
+        try session.executeStep("COMMENT ON FUNCTION og_fold(text, integer) IS '\(folding)'")
         return PostgresFunctions(diacriticFolding: folding)
     }
 

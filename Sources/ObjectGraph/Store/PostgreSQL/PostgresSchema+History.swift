@@ -21,7 +21,7 @@ extension PostgresSchema {
     /// the schema at once (see ``open(driver:readOnly:)``).
     static func createHistoryTables(_ session: PostgresSession, schema: String) throws {
         try session.execute("SELECT pg_advisory_xact_lock(hashtext(?))", [.text("managedrecord.schema.\(schema)")])
-        for statement in historyCreateStatements { try session.execute(statement) }
+        for statement in historyCreateStatements { try session.executeStep(statement) }
         for row in HistorySchema.numbering {
             try session.execute("INSERT INTO Z_PRIMARYKEY (Z_ENT, Z_NAME, Z_SUPER, Z_MAX) VALUES (?, ?, 0, 0) ON CONFLICT (Z_ENT) DO NOTHING",
                                 [.integer(row.number), .text(row.name)])

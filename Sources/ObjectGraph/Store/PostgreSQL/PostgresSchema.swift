@@ -66,17 +66,17 @@ struct PostgresSchema {
         if let foreign, foreign != .integer(0) {
             throw StoreError(.notACoreDataStore, url: url, "the schema \(schema) has tables but no Z_METADATA: it was not written by Core Data or ManagedRecord, so it is left untouched; choose another schema with ?schema=<name>")
         }
-        try session.execute("CREATE SCHEMA IF NOT EXISTS \(schema)")
+        try session.executeStep("CREATE SCHEMA IF NOT EXISTS \(schema)")
         try session.execute("SET LOCAL search_path TO \(schema)")
         let layout = StoreLayout(model: model, numbers: StoreLayout.defaultNumbers(for: model))
         let metadata = StoreMetadata(uuid: UUID().uuidString, model: model)
-        for statement in Self.createStatements(layout) { try session.execute(statement) }
+        for statement in Self.createStatements(layout) { try session.executeStep(statement) }
         let functions = try createFunctions(session)
         for row in layout.primaryKeyRows() {
-            try session.execute("INSERT INTO Z_PRIMARYKEY (Z_ENT, Z_NAME, Z_SUPER, Z_MAX) VALUES (?, ?, ?, 0)",
+            try session.executeStep("INSERT INTO Z_PRIMARYKEY (Z_ENT, Z_NAME, Z_SUPER, Z_MAX) VALUES (?, ?, ?, 0)",
                                 [.integer(row.number), .text(row.name), .integer(row.parent)])
         }
-        try session.execute("INSERT INTO Z_METADATA (Z_VERSION, Z_UUID, Z_PLIST) VALUES (1, ?, ?)",
+        try session.executeStep("INSERT INTO Z_METADATA (Z_VERSION, Z_UUID, Z_PLIST) VALUES (1, ?, ?)",
                             [.text(metadata.uuid), .blob(try metadata.plist(storeType: "PostgreSQL"))])
         return Opened(layout: layout, metadata: metadata, functions: functions)
     }
@@ -128,9 +128,11 @@ struct PostgresSchema {
         try session.execute("SET LOCAL search_path TO \(schema)")
         var found: StoreMetadata?
         var failure: Error?
-        try session.query("SELECT Z_UUID, Z_PLIST FROM Z_METADATA ORDER BY Z_VERSION LIMIT 1") { row in
-            guard case .text(let uuid) = row[0], case .blob(let plist) = row[1] else { return }
-            do { found = try StoreMetadata(uuid: uuid, plist: plist) } catch { failure = error }
+        try PostgresSchemaStep.during("reading the store's metadata (Z_METADATA)") {
+            try session.query("SELECT Z_UUID, Z_PLIST FROM Z_METADATA ORDER BY Z_VERSION LIMIT 1") { row in
+                guard case .text(let uuid) = row[0], case .blob(let plist) = row[1] else { return }
+                do { found = try StoreMetadata(uuid: uuid, plist: plist) } catch { failure = error }
+            }
         }
         guard var metadata = found else {
             throw StoreError(.corruptMetadata, url: url, "Z_METADATA of the schema \(schema) has no readable row\(failure.map { ": \($0)" } ?? "")")
@@ -148,11 +150,13 @@ struct PostgresSchema {
             throw StoreError(.incompatibleModel, url: url, "the store in the schema \(schema) was written with another version of the model: \(metadata.differences(from: model).prefix(8).joined(separator: "; ")). \(why); nothing was changed")
         }
         var rows: [StoredEntity] = []
-        try session.query("SELECT Z_ENT, Z_NAME, Z_SUPER FROM Z_PRIMARYKEY") { row in
-            guard case .integer(let number) = row[0], case .text(let name) = row[1] else { return }
-            var parent: Int64 = 0
-            if case .integer(let value) = row[2] { parent = value }
-            rows.append(StoredEntity(number: number, name: name, parent: parent))
+        try PostgresSchemaStep.during("reading the store's entities (Z_PRIMARYKEY)") {
+            try session.query("SELECT Z_ENT, Z_NAME, Z_SUPER FROM Z_PRIMARYKEY") { row in
+                guard case .integer(let number) = row[0], case .text(let name) = row[1] else { return }
+                var parent: Int64 = 0
+                if case .integer(let value) = row[2] { parent = value }
+                rows.append(StoredEntity(number: number, name: name, parent: parent))
+            }
         }
         let numbering = StoredNumbering(model: model, rows: rows, writtenWithModel: recordsHashes)
         let numbers = numbering.numbers
@@ -183,13 +187,13 @@ struct PostgresSchema {
     private func recordModel(_ layout: StoreLayout, into metadata: inout StoreMetadata, over session: PostgresSession) throws {
         for statement in Self.uniqueIndexStatements(layout) {
             do {
-                try session.execute(statement)
+                try session.executeStep(statement)
             } catch let error as StoreError where (error.underlying as? DatabaseServerError)?.sqlState == "23505" {
                 throw StoreError(.incompatibleModel, url: url, "the schema \(schema) holds rows that break a uniqueness constraint of the model (\((error.underlying as? DatabaseServerError)?.message ?? "a unique index")), so the model does not fit it; nothing was changed", underlying: error.underlying)
             }
         }
         metadata.record(model)
-        try session.execute("UPDATE Z_METADATA SET Z_PLIST = ?", [.blob(try metadata.plist(storeType: "PostgreSQL"))])
+        try session.executeStep("UPDATE Z_METADATA SET Z_PLIST = ?", [.blob(try metadata.plist(storeType: "PostgreSQL"))])
     }
 
     /// The tables and columns the layout needs that the schema lacks, and the columns of

@@ -3,6 +3,8 @@ import Foundation
 // Dictionary fetches (columns, aggregates, GROUP BY, HAVING, DISTINCT) in PostgreSQL.
 extension PostgresStore {
     func dictionaryRows(_ request: DictionaryQuery) throws -> [[SlotValue]] {
+        var request = request
+        request.query = try answeringNULArguments(request.query)
         let (sql, arguments) = try SQLSelect<PostgresDialect>.dictionarySQL(request, layout: layout)
         return try session { session in
             var rows: [[SlotValue]] = []

@@ -6,7 +6,7 @@ extension PostgresStore {
     var rowCodec: PostgresRowCodec { PostgresRowCodec(layout: layout, store: identity) }
 
     func fetchRows(_ query: StoreQuery, _ row: (StoreRow) throws -> Void) throws {
-        let select = SQLSelect<PostgresDialect>(query, layout: layout)
+        let select = SQLSelect<PostgresDialect>(try answeringNULArguments(query), layout: layout)
         // Rows are decoded as they arrive; `row` is called after the statement finished, so a
         // caller that reads the store again from `row` never needs a second connection.
         var rows: [StoreRow] = []
@@ -23,12 +23,12 @@ extension PostgresStore {
     }
 
     func fetchObjectIDs(_ query: StoreQuery) throws -> [ObjectID] {
-        let (sql, arguments) = SQLSelect<PostgresDialect>(query, layout: layout).sql("t.Z_PK, t.Z_ENT")
+        let (sql, arguments) = SQLSelect<PostgresDialect>(try answeringNULArguments(query), layout: layout).sql("t.Z_PK, t.Z_ENT")
         return try session { try $0.objectIDs(sql, arguments, layout: layout, store: identity) }
     }
 
     func count(_ query: StoreQuery, excluding excluded: [Int64]) throws -> Int {
-        let (sql, arguments) = SQLSelect<PostgresDialect>(query, layout: layout).countSQL(excluding: excluded)
+        let (sql, arguments) = SQLSelect<PostgresDialect>(try answeringNULArguments(query), layout: layout).countSQL(excluding: excluded)
         return try session { Int(try $0.scalar(sql, arguments)?.integerValue ?? 0) }
     }
 
@@ -65,7 +65,7 @@ extension PostgresStore {
     }
 
     func aggregate(_ function: AggregateFunction, of path: BoundPath, kind: ValueKind, _ query: StoreQuery) throws -> SlotValue {
-        let (sql, arguments) = SQLSelect<PostgresDialect>(query, layout: layout).aggregateSQL(function, of: path)
+        let (sql, arguments) = SQLSelect<PostgresDialect>(try answeringNULArguments(query), layout: layout).aggregateSQL(function, of: path)
         var result: SlotValue = .null
         try session { session in
             try session.query(sql, arguments) { row in
@@ -101,7 +101,7 @@ extension PostgresStore {
     }
 
     func distinctValues(of path: BoundPath, kind: ValueKind, _ query: StoreQuery) throws -> [SlotValue] {
-        let (sql, arguments) = SQLSelect<PostgresDialect>(query, layout: layout).distinctSQL(of: path)
+        let (sql, arguments) = SQLSelect<PostgresDialect>(try answeringNULArguments(query), layout: layout).distinctSQL(of: path)
         var values: [SlotValue] = []
         try session { session in
             try session.query(sql, arguments) { row in values.append(slotValue(row[0], kind: kind, path: path)) }

@@ -5,7 +5,8 @@ import Foundation
 // records the commit's transaction (PostgresStore+History) before it commits.
 extension PostgresStore {
     func uniquenessConflicts(_ save: SaveRequest) throws -> [ConstraintConflictError.Conflict] {
-        try session { session in
+        try refuseNUL(in: save)
+        return try session { session in
             try PostgresUniqueness(session: session, layout: layout, store: identity, request: save).conflicts()
         }
     }
@@ -23,6 +24,7 @@ extension PostgresStore {
     /// have committed: fetch again before saving the same changes).
     func save(_ save: SaveRequest) throws -> SaveOutcome {
         try checkWritable()
+        try refuseNUL(in: save)
         let keys = try reserveKeys(save.inserted)
         do {
             return try transaction { session in
@@ -43,14 +45,6 @@ extension PostgresStore {
             if !conflicts.isEmpty { throw ConstraintConflictError(conflicts: conflicts) }
             throw StoreError(.serverError, url: url, "the save would break a uniqueness constraint (\((error.underlying as? DatabaseServerError)?.message ?? "a unique index")); nothing was saved", underlying: error.underlying)
         }
-    }
-
-    /// The error for text holding NUL (U+0000), which PostgreSQL's `text` cannot store
-    /// (SQLSTATE 22021): refused before anything is written.
-    static func nulRefused(_ property: String, of id: ObjectID?, url: URL?) -> StoreError {
-        let owner = id.map { " of \($0)" } ?? ""
-        return StoreError(.serverError, url: url, "the text of \(property)\(owner) holds the NUL character (U+0000), which PostgreSQL cannot store in text; nothing was saved. Remove the NUL characters, or keep such values in a Data (binary) attribute",
-                          underlying: DatabaseServerError(sqlState: "22021", message: "invalid byte sequence for encoding \"UTF8\": 0x00"))
     }
 
     /// Primary keys for `inserted`, by temporary ID: a block per root entity, each taken from
@@ -84,7 +78,7 @@ extension PostgresStore {
 
     func batchDelete(_ query: StoreQuery, listingIDs: Bool, author: String?, contextName: String?) throws -> BatchDeleteOutcome {
         try checkWritable()
-        let select = SQLSelect<PostgresDialect>(query, layout: layout)
+        let select = SQLSelect<PostgresDialect>(try answeringNULArguments(query), layout: layout)
         return try transaction { session in
             var deleter = SQLBatchDeleter(PostgresBatchDeleteSQL(store: self, session: session))
             let (count, listed) = try deleter.deleteSelection(select, listingIDs: listingIDs)
@@ -109,7 +103,7 @@ extension PostgresStore {
         for (attribute, value) in values {
             if case .text(let text) = value.storedValue, text.utf8.contains(0) { throw Self.nulRefused(attribute.name, of: nil, url: url) }
         }
-        let select = SQLSelect<PostgresDialect>(query, layout: layout)
+        let select = SQLSelect<PostgresDialect>(try answeringNULArguments(query), layout: layout)
         return try transaction { session in
             let rows = try SQLBatchDeleter(PostgresBatchDeleteSQL(store: self, session: session)).update(select, values)
             var notice = PostgresChangeNotice(sender: senderID)

@@ -9,7 +9,8 @@ import Foundation
 /// run side by side; the server's row locks, optimistic locking (`Z_OPT`) and the unique
 /// indexes of uniqueness constraints keep them apart.
 final class PostgresStore: PersistentStore, @unchecked Sendable {  // mutable state behind `state`
-    /// The server URL without a password (the `schema` option kept).
+    /// The server URL without a password (``DatabaseServerLocation/redacted(_:)``; the
+    /// `schema` option kept).
     let url: URL?
     let model: ManagedObjectModel
     let layout: StoreLayout
@@ -71,9 +72,8 @@ final class PostgresStore: PersistentStore, @unchecked Sendable {  // mutable st
             schema = items[index].value ?? ""
             items.remove(at: index)
         }
-        var display = components
-        display.password = nil
-        let displayURL = display.url ?? url
+        // Without its password, wherever it is (DatabaseServerLocation.redacted).
+        let displayURL = URL(string: DatabaseServerLocation.redacted(url)) ?? URL(string: "postgres:")!
         let valid = schema.first.map { $0.isLetter || $0 == "_" } ?? false
             && schema.count <= 40
             && schema.allSatisfy { ("a"..."z").contains($0) || ("0"..."9").contains($0) || $0 == "_" }

@@ -105,6 +105,8 @@ final class SQLiteStore: PersistentStore {
         }
         let created: Bool
         (writer, readerPath, created) = try SQLiteFileAccess.openWriter(url: url, readOnly: readOnly, fileMode: fileMode)
+        // Marks the file open for restores, whatever its journal mode (until the writer closes).
+        if let url { StoreInUseLock.hold(on: writer, url: url) }
         if let url, !created, fileMode == .ownerOnly {
             StoreFileExposure.warnOnce(ofStoreAt: url, logger: Logger(label: "ObjectGraph.coordinator"))
         }

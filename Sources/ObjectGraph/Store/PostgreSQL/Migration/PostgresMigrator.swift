@@ -21,8 +21,8 @@ import Foundation
 /// No other connection may use the store while it migrates (as for SQLite): a process with
 /// the store open at the old version sees the new tables once the migration commits.
 struct PostgresMigrator {
-    /// The stages of a staged migration, in order.
-    var stages: [MigrationStage] = []
+    /// The stages of a staged migration; nil for a lightweight migration.
+    var stagedMigration: StagedMigrationManager?
     /// Drop entities and properties the model no longer has, with their values.
     var allowsDroppingData = false
     var progress: MigrationProgressHandler?
@@ -59,14 +59,16 @@ struct PostgresMigrationRun {
     let storeURL: URL?
 
     func migrate(to model: ManagedObjectModel) throws {
-        let stages = migrator.stages
-        let chain = MigrationChain(model: model, stages: stages)
+        let chain = MigrationChain(model: model, staged: migrator.stagedMigration)
+        let stages = chain.stages
         var done = Set<Int>()
         // Each move changes the version once; a chain never needs more moves than this.
-        for _ in 0...(2 * stages.count + 1) {
+        for move in 0...(2 * stages.count + 1) {
             try session.execute("SET LOCAL search_path TO \(schema)")
             let hashes = try readMetadata().versionHashes
             if model.matchesStoreVersionHashes(hashes) { return }
+            // Before the first move: the stages must lead the store to the model.
+            if move == 0 { try chain.validate(storeVersionHashes: hashes, url: url) }
             let rows: Int
             switch chain.nextMove(from: hashes, done: done) {
             case .stage(let index):

@@ -79,7 +79,7 @@ enum SQLiteBackup {
         let folder = destination.deletingLastPathComponent()
         try fileMode.createFolder(folder, for: destination)
         removeTemporariesOfDeadProcesses(for: destination)
-        let temporary = folder.appendingPathComponent(".\(destination.lastPathComponent).backup-\(getpid())-\(UUID().uuidString)")
+        let temporary = temporaryURL(beside: destination)
         defer {
             for suffix in ["", "-journal"] { try? FileManager.default.removeItem(atPath: temporary.path + suffix) }
         }
@@ -96,6 +96,12 @@ enum SQLiteBackup {
         try syncFile(temporary.path, destination: destination)
         try putInPlace(temporary, at: destination)
         syncFolder(folder)
+    }
+
+    /// A new temporary file name beside `file` (`.NAME.backup-PID-UUID`), which
+    /// ``removeTemporariesOfDeadProcesses(for:)`` removes once its process is dead.
+    static func temporaryURL(beside file: URL) -> URL {
+        file.deletingLastPathComponent().appendingPathComponent(".\(file.lastPathComponent).backup-\(getpid())-\(UUID().uuidString)")
     }
 
     /// Gives the finished `temporary` the name `destination` in one step, never over a file

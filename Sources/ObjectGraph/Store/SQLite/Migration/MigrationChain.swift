@@ -21,12 +21,18 @@ struct MigrationChain {
 
     let model: ManagedObjectModel
     let stages: [MigrationStage]
+    /// Whether this is a staged migration (whose stages must form a chain, see
+    /// ``validate(storeVersionHashes:url:)``), rather than a lightweight one without stages.
+    let isStaged: Bool
     /// The chain's versions, oldest first; the last is ``model``.
     let versions: [ManagedObjectModel]
 
-    init(model: ManagedObjectModel, stages: [MigrationStage]) {
+    /// The chain to `model` through the stages of `staged` (nil: a lightweight migration).
+    init(model: ManagedObjectModel, staged: StagedMigrationManager?) {
         self.model = model
+        let stages = staged?.stages ?? []
         self.stages = stages
+        isStaged = staged != nil
         if !model.earlierVersions.isEmpty || stages.isEmpty {
             versions = model.earlierVersions + [model]
         } else {

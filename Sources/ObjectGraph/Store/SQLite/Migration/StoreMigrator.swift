@@ -29,9 +29,9 @@ struct StoreMigrator {
     /// Drop entities and properties the model no longer has, with their values
     /// (``PersistentContainer/Options/allowsDroppingData``).
     var allowsDroppingData = false
-    /// The stages of a staged migration (``StagedMigrationManager``), in order; empty for a
-    /// lightweight migration straight to the model.
-    var stages: [MigrationStage] = []
+    /// The stages of a staged migration (``StagedMigrationManager``); nil for a lightweight
+    /// migration straight to the model.
+    var stagedMigration: StagedMigrationManager?
     /// Set for a forecast's rehearsal (``forecast(url:model:)``): records each step, collects
     /// values that do not convert instead of stopping, and refuses no dropped data.
     var recorder: ForecastRecorder?
@@ -72,17 +72,19 @@ struct StoreMigrator {
 
     private func planAndMigrate(url: URL, model: ManagedObjectModel) throws -> Bool {
         try Self.rollBackHotJournal(url)
-        let chain = MigrationChain(model: model, stages: stages)
+        let chain = MigrationChain(model: model, staged: stagedMigration)
         var done = Set<Int>()
         var migrated = false
         // Each move replaces the store once; a chain never needs more moves than this.
-        for _ in 0...(2 * stages.count + 1) {
+        for _ in 0...(2 * chain.stages.count + 1) {
             guard let hashes = try Self.storedVersionHashes(url) else { return migrated }
             if model.matchesStoreVersionHashes(hashes) { return migrated }
+            // Before the first move: the stages must lead the store to the model.
+            if !migrated { try chain.validate(storeVersionHashes: hashes, url: url) }
             switch chain.nextMove(from: hashes, done: done) {
             case .stage(let index):
                 done.insert(index)
-                let stage = stages[index]
+                let stage = chain.stages[index]
                 if stage.isCustom {
                     try runCustomStage(stage, url: url)
                 } else {
