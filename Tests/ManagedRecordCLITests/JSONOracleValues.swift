@@ -97,12 +97,16 @@ enum OracleValues {
         return T(truncatingIfNeeded: random.next())
     }
 
-    /// Decimals with up to 38 significant digits, both signs, and exponents either way.
+    /// Decimals of up to 15 significant digits (what a store keeps: a decimal is a REAL, as
+    /// in Core Data), both signs, exponents from -20 to 0. Wider, the store's own Decimal ↔
+    /// Double conversion is not stable (seed 1008 of the first long run: 40 digits before the
+    /// point came back changed in the 15th digit after a second save; reported, not JSON's):
+    /// the JSON side of longer decimals is held by JSONExactDecimalTests.
     static func decimal(_ random: inout OracleRandom) -> Decimal {
         if random.chance(20) { return random.pick([Decimal(0), Decimal(string: "0.1")!, Decimal(string: "-12345.678")!]) }
         var digits = String(random.below(9) + 1)
-        for _ in 0..<random.below(37) { digits += String(random.below(10)) }
-        let exponent = random.below(40) - 30
+        for _ in 0..<random.below(15) { digits += String(random.below(10)) }
+        let exponent = random.below(21) - 20
         return Decimal(string: (random.chance(50) ? "-" : "") + digits + "e\(exponent)")!
     }
 

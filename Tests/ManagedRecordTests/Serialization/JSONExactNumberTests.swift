@@ -77,6 +77,20 @@ final class JSONExactNumberTests: JSONTestCase {
         XCTAssertTrue(String(decoding: exported, as: UTF8.self).contains("0.30000000000000004"), String(decoding: exported, as: UTF8.self))
     }
 
+    /// A Codable value's -0.0 is stored by JSONEncoder as `-0`; the export read that as the
+    /// integer 0 and wrote `0` (found by the JSON oracle, seed 1).
+    func testNegativeZeroInsideACodableValueIsExportedWithItsSign() throws {
+        let specimen = Specimen.newEntity()
+        specimen.code = "z"
+        specimen.size = Dimensions(width: -0.0, height: 1, tags: [])
+        try Specimen.commit()
+        let exported = String(decoding: try Specimen.exportJSON(), as: UTF8.self)
+        XCTAssertTrue(exported.contains("\"width\":-0.0"), exported)
+        try Specimen.deleteStore()
+        try Specimen.importJSON(Data(exported.utf8), relatedBy: "code")
+        XCTAssertEqual(try XCTUnwrap(Specimen.fetchAll().first).size.width.bitPattern, (-0.0).bitPattern)
+    }
+
     func testMalformedJSONSaysWhere() throws {
         XCTAssertThrowsError(try Specimen.importJSON(json("[{\"code\": \"a\",\n \"ratio\": 01}]"), relatedBy: "code")) { error in
             XCTAssertEqual((error as? JSONImportError)?.code, .malformedJSON, "\(error)")
