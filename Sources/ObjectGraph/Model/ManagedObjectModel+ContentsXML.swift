@@ -28,9 +28,11 @@ extension ManagedObjectModel {
         return try ManagedObjectModel(specifications: parsed.entities, versionIdentifiers: parsed.identifier.map { [$0] } ?? [])
     }
 
-    /// The entity specifications (and version identifier) of the model-file XML `xml`.
+    /// The entity specifications (and version identifier) of the model-file XML `xml` a
+    /// store keeps: its names are the ones the model builder accepted, not only the plain
+    /// identifiers a model file may use.
     static func specifications(contentsXML xml: String, file: URL) throws -> (entities: [EntitySpecification], identifier: String?) {
-        try ModelFileReader(file: file).specifications(of: ModelFileElement.parse(Data(xml.utf8), file: file))
+        try ModelFileReader(file: file, requiresPlainIdentifiers: false).specifications(of: ModelFileElement.parse(Data(xml.utf8), file: file))
     }
 
     private static func xmlLines(of entity: EntityDescription) -> [String] {

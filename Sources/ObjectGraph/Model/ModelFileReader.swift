@@ -8,6 +8,10 @@ import Foundation
 /// as Xcode itself requires; anything else is a ``ModelError/Code/invalidModelFile``.
 struct ModelFileReader {
     let file: URL
+    /// Whether names must be plain identifiers: true for a model file; false for the model a
+    /// store keeps, whose names the model builder already accepted (a Swift model's names
+    /// may be any Swift identifier, `café` included).
+    var requiresPlainIdentifiers = true
 
     func specifications(of root: ModelFileElement) throws -> (entities: [EntitySpecification], identifier: String?) {
         guard root.name == "model" else {
@@ -150,7 +154,7 @@ struct ModelFileReader {
         guard let name = element.attributes["name"], !name.isEmpty else {
             throw error(element, "the element has no name")
         }
-        guard Self.isPlainIdentifier(name) else {
+        guard !requiresPlainIdentifiers || Self.isPlainIdentifier(name) else {
             throw error(element, "the name \"\(name)\" is not a plain identifier (letters, digits and _, not starting with a digit)")
         }
         return name

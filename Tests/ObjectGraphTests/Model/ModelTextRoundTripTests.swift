@@ -9,6 +9,12 @@ final class ControlCharacterDefaults: ManagedObject {
     @Attribute var quoted: String = "\"\u{301} <&> \\u{41} \u{FFFE}"
 }
 
+/// Names a Swift model may have and a model file may not.
+final class ÜnicodeNamed: ManagedObject {
+    override class var entityName: String { "Ünicode" }
+    @Attribute var café: String = "crème"
+}
+
 /// The model a store keeps (``ManagedObjectModel/contentsXML`` in its metadata) reads back
 /// exactly, whatever its strings hold: names, defaults, user info, renaming identifiers,
 /// class and transformer names, expressions, index names, the version identifier.
@@ -31,6 +37,22 @@ final class ModelTextRoundTripTests: StoreTestCase {
             XCTAssertEqual(stored.value(forKey: key) as? String, value, key)
             XCTAssertEqual(inserted.value(forKey: key) as? String, value, "the rebuilt model's default of \(key)")
         }
+    }
+
+    func testAStoreOfASwiftModelWithNamesAModelFileCannotHaveDescribesItsModel() throws {
+        // Before: ManagedObjectModel(storeURL:) threw corruptMetadata: the name "…Café" is not a plain identifier.
+        do {
+            let container = try makeContainer([ÜnicodeNamed.self])
+            _ = ÜnicodeNamed(context: container.viewContext)
+            try container.viewContext.save()
+            container.persistentStoreCoordinator.close()
+        }
+        let model = try ManagedObjectModel(storeURL: storeURL)
+        XCTAssertEqual(model.entityVersionHashesByName, try ManagedObjectModel(entities: [ÜnicodeNamed.self]).entityVersionHashesByName)
+        let container = try PersistentContainer(name: "Test", model: model, storeURL: storeURL, options: [.readOnly])
+        defer { container.persistentStoreCoordinator.close() }
+        let stored = try container.viewContext.fetch(FetchRequest<ManagedObject>(entityName: "Ünicode"))
+        XCTAssertEqual(stored.map { $0.value(forKey: "café") as? String }, ["crème"])
     }
 
     /// Random models with random strings in every string-carrying place, written as the
@@ -86,14 +108,16 @@ final class ModelTextRoundTripTests: StoreTestCase {
     static func randomModel(_ random: inout SplitMix) throws -> ManagedObjectModel {
         let entityCount = 1 + random.below(3)
         var specifications: [EntitySpecification] = []
+        // Names: a model file's plain identifiers, or (a Swift model's) anything after them.
+        let entityNames = (0..<entityCount).map { "E\($0)" + (random.chance(30) ? randomString(&random) : "") }
         for index in 0..<entityCount {
-            var spec = EntitySpecification(name: "E\(index)", managedClass: ManagedObject.self, parent: nil, isAbstract: false, properties: [])
+            var spec = EntitySpecification(name: entityNames[index], managedClass: ManagedObject.self, parent: nil, isAbstract: false, properties: [])
             spec.fileDetails.className = maybe(&random)
             spec.fileDetails.userInfo = userInfo(&random)
             spec.fileDetails.renamingIdentifier = maybe(&random)
             spec.fileDetails.versionHashModifier = maybe(&random)
             for number in 0..<(1 + random.below(4)) {
-                let name = "a\(number)"
+                let name = "a\(number)" + (number > 0 && random.chance(30) ? randomString(&random) : "")
                 var details = PropertyFileDetails()
                 details.userInfo = userInfo(&random)
                 details.renamingIdentifier = maybe(&random)
@@ -129,8 +153,8 @@ final class ModelTextRoundTripTests: StoreTestCase {
         }
         if entityCount > 1 {
             // A to-one and its to-many inverse between the first two entities.
-            specifications[0].properties.append(.relationship(name: "owner", kind: .toOne, destination: "E1", inverse: "owned", deleteRule: .nullify, isOptional: true))
-            specifications[1].properties.append(.relationship(name: "owned", kind: .toMany, destination: "E0", inverse: "owner", deleteRule: .cascade, isOptional: true))
+            specifications[0].properties.append(.relationship(name: "owner", kind: .toOne, destination: entityNames[1], inverse: "owned", deleteRule: .nullify, isOptional: true))
+            specifications[1].properties.append(.relationship(name: "owned", kind: .toMany, destination: entityNames[0], inverse: "owner", deleteRule: .cascade, isOptional: true))
             for (index, name) in [(0, "owner"), (1, "owned")] {
                 var details = PropertyFileDetails()
                 details.userInfo = userInfo(&random)
