@@ -43,19 +43,29 @@ extension HistoryDatabase {
     /// The number of the last transaction ever recorded (0 when none), pruned or not: the
     /// larger of `TRANSACTION`'s `Z_MAX` in `Z_PRIMARYKEY` (which numbering moves past every
     /// number it hands out, and a restore past every number the replaced store handed out:
-    /// ``numberHistoryPast(_:)``) and the largest number in `ATRANSACTION` (when there is one).
+    /// ``moveHistory(past:)``) and the largest number in `ATRANSACTION` (when there is one).
     func lastIssuedHistoryNumber() throws -> Int64 {
         let reserved = try historyScalar("SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = ?", [.integer(HistorySchema.transactionEntity)])?.integerValue ?? 0
         guard try !historyColumns(of: "ATRANSACTION").isEmpty else { return reserved }
         return max(reserved, try historyScalar("SELECT MAX(Z_PK) FROM ATRANSACTION")?.integerValue ?? 0)
     }
 
-    /// Makes `number` the last transaction number handed out, though no transaction has it:
-    /// the next one is numbered after it, and the gap it leaves makes every token up to it
-    /// read as expired (``HistoryReader/checkNothingMissing(after:)``). A restore does this
-    /// (`SQLiteBackup.stage`). Adds `TRANSACTION`'s `Z_PRIMARYKEY` row when missing, so a
-    /// store without history tables remembers the numbers too. In a write transaction.
-    func numberHistoryPast(_ number: Int64) throws {
+    /// Moves the history of this database (a restore's staged copy) past every number
+    /// `shift` stands above: each transaction's number (and its changes' `ZTRANSACTIONID`)
+    /// grows by `shift`, and `TRANSACTION`'s `Z_MAX` becomes the copy's last number plus
+    /// `shift` (the row is added when missing, so a store without history tables remembers
+    /// the numbers too). With `shift` one more than every number the replaced store handed
+    /// out, number `shift` itself is never used: that gap makes every token taken before the
+    /// restore read as expired (``HistoryReader/checkNothingMissing(after:)``), while a token
+    /// taken after it (of a restored transaction or a new one) reads on. No two numbers meet:
+    /// `shift` is above every number in the copy. In a write transaction.
+    func moveHistory(past shift: Int64) throws {
+        let last = try lastIssuedHistoryNumber()
+        if try !historyColumns(of: "ATRANSACTION").isEmpty {
+            try historyRun("UPDATE ATRANSACTION SET Z_PK = Z_PK + ?", [.integer(shift)])
+            try historyRun("UPDATE ACHANGE SET ZTRANSACTIONID = ZTRANSACTIONID + ?", [.integer(shift)])
+        }
+        let number = last + shift
         if try historyRun("UPDATE Z_PRIMARYKEY SET Z_MAX = ? WHERE Z_ENT = ?", [.integer(number), .integer(HistorySchema.transactionEntity)]) == 0 {
             try historyRun("INSERT INTO Z_PRIMARYKEY (Z_ENT, Z_NAME, Z_SUPER, Z_MAX) VALUES (?, 'TRANSACTION', 0, ?)",
                            [.integer(HistorySchema.transactionEntity), .integer(number)])

@@ -67,7 +67,7 @@ struct HistoryReader {
     /// (``HistoryWriter``) up to ``lastNumber()``, so the transactions after `number` are all
     /// there exactly when `ATRANSACTION` holds `lastNumber() - number` of them: whatever
     /// removed some (pruning by token or by date, in any order) or left a gap (a restore,
-    /// which numbers past the replaced store's numbers) is caught, and a token past the last
+    /// which moves the history past the replaced store's numbers) is caught, and a token past the last
     /// number (a store restored or recreated under it) too. One statement each, in the
     /// reader's snapshot.
     func checkNothingMissing(after number: Int64) throws {

@@ -73,7 +73,14 @@ static int fi_file_size(sqlite3_file *file, sqlite3_int64 *size) { return real(f
 static int fi_lock(sqlite3_file *file, int lock) { return real(file)->pMethods->xLock(real(file), lock); }
 static int fi_unlock(sqlite3_file *file, int lock) { return real(file)->pMethods->xUnlock(real(file), lock); }
 static int fi_check_reserved_lock(sqlite3_file *file, int *out) { return real(file)->pMethods->xCheckReservedLock(real(file), out); }
-static int fi_file_control(sqlite3_file *file, int op, void *arg) { return real(file)->pMethods->xFileControl(real(file), op, arg); }
+// 0x4D520001: ObjectGraph's StoreInUseLock asks a wrapping VFS for the file it wraps.
+static int fi_file_control(sqlite3_file *file, int op, void *arg) {
+    if (op == 0x4D520001) {
+        *(sqlite3_file **)arg = real(file);
+        return SQLITE_OK;
+    }
+    return real(file)->pMethods->xFileControl(real(file), op, arg);
+}
 static int fi_sector_size(sqlite3_file *file) { return real(file)->pMethods->xSectorSize(real(file)); }
 static int fi_device_characteristics(sqlite3_file *file) { return real(file)->pMethods->xDeviceCharacteristics(real(file)); }
 static int fi_shm_map(sqlite3_file *file, int page, int size, int extend, void volatile **out) {

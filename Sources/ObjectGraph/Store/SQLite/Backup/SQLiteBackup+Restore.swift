@@ -68,9 +68,11 @@ extension SQLiteBackup {
     ///   a WAL database (it refuses with `SQLITE_READONLY`, "attempt to write a readonly
     ///   database", which said nothing of the cause), so a copy of another page size is
     ///   rebuilt (`VACUUM`) to the store's first;
-    /// - with the history numbered on past every number the store handed out
-    ///   (``numberHistoryPast(_:)``), so that every history token taken before the restore
-    ///   reads as expired instead of skipping the transactions saved after it.
+    /// - with the copy's history renumbered past every number the store (or the copy) handed
+    ///   out, one number left unused (``HistoryDatabase/moveHistory(past:)``): every history
+    ///   token taken before the restore reads as expired instead of skipping the transactions
+    ///   saved after it, and tokens of the restored transactions, read after the restore, are
+    ///   not confused with the older tokens of the same numbers.
     static func stage(_ copy: SQLiteConnection, for target: SQLiteConnection, in staged: SQLiteConnection) throws {
         // The temporary is nobody's database until its pages go into the store: no journal.
         try staged.execute("PRAGMA journal_mode = OFF")
@@ -83,7 +85,7 @@ extension SQLiteBackup {
         let issued = try target.lastIssuedHistoryNumber()
         let copied = try staged.lastIssuedHistoryNumber()
         if issued > 0 || copied > 0 {
-            try staged.writeTransaction { try staged.numberHistoryPast(max(issued, copied) + 1) }
+            try staged.writeTransaction { try staged.moveHistory(past: max(issued, copied) + 1) }
         }
     }
 

@@ -28,6 +28,11 @@ enum StoreInUseLock {
     /// The byte locked: 64 KiB past `PENDING_BYTE` (0x40000000), clear of SQLite's lock bytes.
     static let offset: Int64 = 0x4000_0000 + 0x1_0000
 
+    /// The file-control operation a VFS that wraps another answers with the wrapped file
+    /// (`sqlite3_file *`), so the lock reaches the unix VFS's file beneath it. SQLite's own
+    /// VFSes do not know it (`SQLITE_NOTFOUND`); the tests' fault-injection VFS answers it.
+    static let wrappedFileControl: Int32 = 0x4D52_0001
+
     #if os(Linux)
     private static let ofdSetLock: Int32 = 37   // F_OFD_SETLK (<bits/fcntl-linux.h>, not imported into Swift)
     #endif
@@ -67,16 +72,26 @@ enum StoreInUseLock {
         #endif
     }
 
-    /// The descriptor SQLite's unix VFS reads `connection`'s main database through, when it
-    /// is the file at `url`; nil for another VFS or any doubt.
+    /// The descriptor SQLite's unix VFS reads `connection`'s main database through (beneath
+    /// VFSes that wrap it and answer ``wrappedFileControl``), when it is the file at `url`;
+    /// nil for another VFS or any doubt.
     private static func descriptor(of connection: SQLiteConnection, url: URL) -> Int32? {
         var name: UnsafeMutablePointer<CChar>?
         guard sqlite3_file_control(connection.handle, "main", SQLITE_FCNTL_VFSNAME, &name) == SQLITE_OK, let name else { return nil }
         let vfs = String(cString: name)
         sqlite3_free(name)
         guard vfs == "unix" || vfs.hasPrefix("unix-") else { return nil }
-        var file: UnsafeMutablePointer<sqlite3_file>?
-        guard sqlite3_file_control(connection.handle, "main", SQLITE_FCNTL_FILE_POINTER, &file) == SQLITE_OK, let file else { return nil }
+        var top: UnsafeMutablePointer<sqlite3_file>?
+        guard sqlite3_file_control(connection.handle, "main", SQLITE_FCNTL_FILE_POINTER, &top) == SQLITE_OK, var file = top else { return nil }
+        // Down a VFS that wraps the unix one (a test's fault injection) to the unix VFS's file.
+        for _ in 0..<4 {
+            var inner: UnsafeMutablePointer<sqlite3_file>?
+            let answered = withUnsafeMutablePointer(to: &inner) { pointer in
+                file.pointee.pMethods?.pointee.xFileControl?(file, wrappedFileControl, UnsafeMutableRawPointer(pointer))
+            }
+            guard answered == SQLITE_OK, let inner else { break }
+            file = inner
+        }
         // The unix VFS's `unixFile` begins { pMethod, pVfs, pInode, int h }: `h` is the descriptor.
         let descriptor = UnsafeRawPointer(file).load(fromByteOffset: 3 * MemoryLayout<UnsafeRawPointer>.stride, as: Int32.self)
         var opened = stat(), named = stat()
