@@ -45,7 +45,9 @@ final class LoadTests: XCTestCase {
         XCTAssertEqual(figures.commits, Self.writers * Self.commitsPerWriter)
         XCTAssertGreaterThan(figures.reads, 0)
         XCTAssertEqual(try LoadAccount.aggregate(.sum, of: "balance"), Double(Self.total))
-        XCTAssertLessThan(figures.maxWAL, 8 << 20, "the WAL is checkpointed: it stays under 8 MB (its limit is 4 MB)")
+        // Near 4 MB when the background checkpoint runs promptly; the bound that holds however
+        // late its thread runs is the commit that finds 4,000 frames and checkpoints itself.
+        XCTAssertLessThan(figures.maxWAL, 20 << 20, "the WAL is checkpointed: it stays under 20 MB (its limit is 4 MB, its hard bound 4,000 frames)")
         XCTAssertLessThan(figures.rssAtEnd - figures.rssAtQuarter, 64 << 20, "memory stays flat after the first quarter")
     }
 
@@ -58,7 +60,9 @@ final class LoadTests: XCTestCase {
         XCTAssertEqual(run.failures, [], "no error escaped (no SQLITE_BUSY, no broken invariant)")
         XCTAssertEqual(figures.commits, Self.writers * Self.commitsPerWriter)
         XCTAssertEqual(try LoadAccount.aggregate(.sum, of: "balance"), Double(Self.total))
-        XCTAssertLessThan(figures.maxWAL, 8 << 20, "the WAL is checkpointed: it stays under 8 MB (its limit is 4 MB)")
+        // Near 4 MB when the background checkpoint runs promptly; the bound that holds however
+        // late its thread runs is the commit that finds 4,000 frames and checkpoints itself.
+        XCTAssertLessThan(figures.maxWAL, 20 << 20, "the WAL is checkpointed: it stays under 20 MB (its limit is 4 MB, its hard bound 4,000 frames)")
     }
 
     /// Sets up the store, runs the writers, readers and sampler (and, with a count, the
