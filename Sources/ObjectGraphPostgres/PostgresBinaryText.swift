@@ -2,18 +2,20 @@
 // gets for them (postgres-nio asks for every column in binary).
 import NIOCore
 
-/// A binary `numeric` as a `Double`, through its decimal text (correctly rounded).
+/// A binary `numeric` as its exact decimal text (a Decimal column's value, or a sum).
 enum PostgresNumericText {
     /// Reads a binary numeric: digit count, weight (of the first base-10000 digit), sign,
-    /// display scale, then the digits. Nil when the bytes are not one.
-    static func double(_ buffer: inout ByteBuffer) -> Double? {
+    /// display scale, then the digits. Plain notation to the display scale, as PostgreSQL
+    /// prints it (`-12.340`, `0.0001`), or `NaN`, `Infinity`, `-Infinity`; nil when the bytes
+    /// are not one.
+    static func text(_ buffer: inout ByteBuffer) -> String? {
         guard let count = buffer.readInteger(as: Int16.self), let firstWeight = buffer.readInteger(as: Int16.self),
-            let sign = buffer.readInteger(as: UInt16.self), buffer.readInteger(as: Int16.self) != nil, count >= 0
+            let sign = buffer.readInteger(as: UInt16.self), let scale = buffer.readInteger(as: Int16.self), count >= 0, scale >= 0
         else { return nil }
         switch sign {
-        case 0xC000: return .nan
-        case 0xD000: return .infinity
-        case 0xF000: return -.infinity
+        case 0xC000: return "NaN"
+        case 0xD000: return "Infinity"
+        case 0xF000: return "-Infinity"
         case 0x0000, 0x4000: break
         default: return nil
         }
@@ -23,7 +25,6 @@ enum PostgresNumericText {
             digits.append(digit)
         }
         guard buffer.readableBytes == 0 else { return nil }
-        if digits.isEmpty { return 0 }
         func group(_ index: Int) -> Int16 { index >= 0 && index < digits.count ? digits[index] : 0 }
         func padded(_ digit: Int16) -> String {
             let text = String(digit)
@@ -37,11 +38,17 @@ enum PostgresNumericText {
             text += String(group(0))
             for index in stride(from: 1, through: weight, by: 1) { text += padded(group(index)) }
         }
-        if digits.count > weight + 1 {
-            text += "."
-            for index in (weight + 1)..<digits.count { text += padded(group(index)) }
+        if scale > 0 {
+            // The fraction to the display scale, as PostgreSQL prints it (`1.50` stays `1.50`).
+            var fraction = ""
+            var index = weight + 1
+            while fraction.count < Int(scale) {
+                fraction += padded(group(index))
+                index += 1
+            }
+            text += "." + fraction.prefix(Int(scale))
         }
-        return Double(text)
+        return text
     }
 }
 

@@ -33,7 +33,8 @@ enum PostgresValueCoding {
     }
 
     /// The value of `cell`: `integer` for int2, int4, int8, oid (and the reg* OID aliases) and
-    /// bool (true is 1); `real` for float4, float8 and numeric; `blob` for bytea; `null` for
+    /// bool (true is 1); `real` for float4 and float8; `text` for numeric, its exact decimal
+    /// text (`12.3400`; `NaN`, `Infinity`), which no double could carry; `blob` for bytea; `null` for
     /// NULL and void; `text` for text, varchar, char, name, uuid, json, jsonb, xml, date, time,
     /// timestamp, timestamptz (in UTC, PostgreSQL's ISO style) and types made with CREATE TYPE
     /// or by extensions whose binary form is text (enums, citext). Other built-in types
@@ -68,8 +69,8 @@ enum PostgresValueCoding {
         case .float4: return .real(Double(Float(bitPattern: try integer(UInt32.self))))
         case .float8: return .real(Double(bitPattern: try integer(UInt64.self)))
         case .numeric:
-            guard let real = PostgresNumericText.double(&buffer) else { throw fail("not a numeric value") }
-            return .real(real)
+            guard let text = PostgresNumericText.text(&buffer) else { throw fail("not a numeric value") }
+            return .text(text)
         case .bytea: return .blob(Data(buffer.readableBytesView))
         case .void: return .null
         case .uuid:

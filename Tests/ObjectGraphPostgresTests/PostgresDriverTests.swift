@@ -46,7 +46,7 @@ final class PostgresDriverTests: XCTestCase {
         XCTAssertEqual(
             row,
             [[
-                .integer(7), .integer(8), .integer(9), .integer(1), .integer(0), .real(1.5), .real(12_345_678.125), .real(-0.0001),
+                .integer(7), .integer(8), .integer(9), .integer(1), .integer(0), .real(1.5), .text("12345678.125"), .text("-0.0001"),
                 .text("v"), .text("n"), .text("c  "), .text("2024-02-29"), .text("2024-02-29 13:45:07.25"),
                 .text("5c6f2e1a-6f1e-4c53-9d8e-0c1a3b2d4e5f"), .text("{\"a\": 1}"), .null, .null,
             ]]
@@ -63,7 +63,8 @@ final class PostgresDriverTests: XCTestCase {
             XCTAssertEqual(try session.rows("SELECT count(*) FROM t WHERE i = $1 OR b = $2 OR d = $3", [.null, .null, .null]), [[.integer(0)]])
             XCTAssertEqual(try session.rows("SELECT count(*) FROM t WHERE i IS NOT DISTINCT FROM $1", [.null]), [[.integer(1)]])
             XCTAssertEqual(try session.execute("UPDATE t SET s = $1 WHERE i = $2", [.null, .integer(1)]), 1)
-            XCTAssertEqual(try session.rows("SELECT i, r, b, s FROM t WHERE i = 1"), [[.integer(1), .real(2), .blob(Data([3])), .null]])
+            // numeric reads as its exact text.
+            XCTAssertEqual(try session.rows("SELECT i, r, b, s FROM t WHERE i = 1"), [[.integer(1), .text("2"), .blob(Data([3])), .null]])
         }
     }
 
@@ -329,7 +330,7 @@ final class PostgresDriverTests: XCTestCase {
         XCTAssertEqual(failures.withLock { $0 }, [])
         XCTAssertEqual(
             try driver.withSession { try $0.rows("SELECT count(*), count(DISTINCT thread), sum(n) FROM t") },
-            [[.integer(120), .integer(8), .real(8 * 105)]]
+            [[.integer(120), .integer(8), .text("840")]]     // sum(bigint) is numeric: its exact text
         )
     }
 }

@@ -121,6 +121,55 @@ final class PostgresSchemaVersionTests: XCTestCase {
         assertRefused(try open(url, model(numberType: "String"), options: [.readOnly]), naming: ["Item.number"])
     }
 
+    // Before: Decimals were `double precision` columns, and 12345678901234567890.123456789
+    // read back as 12345678901234600000.
+    func testDecimalColumnsOfAnOlderSchemaBecomeNumericWhenOpened() throws {
+        let decimals = try model(numberType: "Decimal")
+        let url = try PostgresTestServer.newDatabase("version_decimal")
+        do {
+            let container = try open(url, decimals)
+            defer { container.persistentStoreCoordinator.close() }
+            for (name, number) in [("a", "12.34"), ("b", "-0.000001"), ("c", "123456789012345")] {
+                let item = try container.viewContext.insertNewObject(forEntityName: "Item")
+                try item.setValue(name, forKey: "name")
+                try item.setValue(Decimal(string: number)!, forKey: "number")
+            }
+            try container.viewContext.save()
+        }
+        let columnType = "SELECT data_type FROM information_schema.columns WHERE table_schema = 'coredata' AND table_name = 'zitem' AND column_name = 'znumber'"
+        XCTAssertEqual(try PostgresTestServer.psql(columnType, database: url), "numeric")
+        // The schema as an older version wrote it: the doubles NSDecimalNumber gave (an ulp off).
+        try PostgresTestServer.psql("ALTER TABLE coredata.zitem ALTER COLUMN znumber TYPE double precision USING znumber::double precision", database: url)
+        try PostgresTestServer.psql("UPDATE coredata.zitem SET znumber = 12.340000000000002 WHERE zname = 'a'", database: url)
+
+        func numbers(_ container: PersistentContainer) throws -> [String] {
+            var request = FetchRequest<ManagedObject>(entityName: "Item")
+            request.sortDescriptors = [SortKey("name")]
+            return try container.viewContext.fetch(request).map { "\($0.value(forKey: "number") ?? "nil")" }
+        }
+        do {
+            let readOnly = try open(url, decimals, options: [.readOnly])
+            defer { readOnly.persistentStoreCoordinator.close() }
+            XCTAssertEqual(try numbers(readOnly), ["12.34", "-0.000001", "123456789012345"], "read as before")
+        }
+        XCTAssertEqual(try PostgresTestServer.psql(columnType, database: url), "double precision", "read-only: not converted")
+
+        let converted = try open(url, decimals)
+        defer { converted.persistentStoreCoordinator.close() }
+        XCTAssertEqual(try PostgresTestServer.psql(columnType, database: url), "numeric", "converted on opening")
+        XCTAssertEqual(try numbers(converted), ["12.34", "-0.000001", "123456789012345"], "no value changed")
+        let long = Decimal(string: "12345678901234567890.123456789")!
+        let item = try converted.viewContext.insertNewObject(forEntityName: "Item")
+        try item.setValue("d", forKey: "name")
+        try item.setValue(long, forKey: "number")
+        try converted.viewContext.save()
+        XCTAssertEqual(try PostgresTestServer.psql("SELECT znumber FROM coredata.zitem WHERE zname = 'd'", database: url),
+                       "12345678901234567890.123456789")
+        let reopened = try open(url, decimals)
+        defer { reopened.persistentStoreCoordinator.close() }
+        XCTAssertEqual(try numbers(reopened).last, "12345678901234567890.123456789")
+    }
+
     func testASchemaWithoutVersionHashesAndAnotherColumnTypeIsRefused() throws {
         let url = try schema("version_legacy_type", try model(numberType: "Integer 64"))
         let legacy = try PropertyListSerialization.data(fromPropertyList: ["NSStoreType": "PostgreSQL"], format: .binary, options: 0)

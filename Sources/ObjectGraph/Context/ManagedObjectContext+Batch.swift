@@ -46,7 +46,8 @@ extension ManagedObjectContext {
     /// show the new values (objects with unsaved changes keep theirs until they save).
     ///
     /// - Throws: ``BatchRequestError`` (`invalidUpdate`) for a key that is not a stored
-    ///   attribute or a value of the wrong type; ``FetchPredicateError``; ``StoreError``.
+    ///   attribute, a value of the wrong type, or a number the store would not read back
+    ///   unchanged (NaN; a long Decimal on SQLite, as a save refuses it); ``FetchPredicateError``; ``StoreError``.
     @discardableResult
     public func execute(_ request: BatchUpdateRequest) throws -> BatchResult {
         willAccess()
@@ -58,10 +59,16 @@ extension ManagedObjectContext {
                 throw BatchRequestError(code: .invalidUpdate, entity: entity.name, key: key, message: "\(entity.name) has no stored attribute named '\(key)'")
             }
             let given = try PredicateValue.from(value.map { $0 as Any })
-            guard let (stored, _) = PredicateBinder.convert(given, to: ValueKind(attribute.attributeType)),
+            guard var (stored, _) = PredicateBinder.convert(given, to: ValueKind(attribute.attributeType)),
                   !(stored.isNull && !attribute.isOptional) else {
                 throw BatchRequestError(code: .invalidUpdate, entity: entity.name, key: key,
                                         message: "\(entity.name).\(key) is \(attribute.isOptional ? "an optional " : "a non-optional ")\(attribute.attributeType.swiftTypeName), not \(given.typeName) \(given)")
+            }
+            // A Decimal stays one (a predicate compares it as a double): the store keeps what it can exactly.
+            if attribute.attributeType == .decimal, case .decimal(let decimal) = given { stored = .decimal(decimal) }
+            if let reason = stored.unstorableReason(decimals: store.decimalStorage) {
+                throw BatchRequestError(code: .invalidUpdate, entity: entity.name, key: key,
+                                        message: "\(entity.name).\(key) \(reason); nothing was written")
             }
             values.append((attribute, stored))
         }

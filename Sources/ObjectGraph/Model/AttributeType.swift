@@ -7,7 +7,8 @@ public enum AttributeType: String, Sendable, Hashable, CaseIterable {
     case integer64 = "Integer 64"
     case double = "Double"
     case float = "Float"
-    /// Stored as a SQLite REAL, as Core Data does: exact to 15 significant digits.
+    /// Stored as a SQLite REAL, as Core Data does: exact to 15 significant digits (a save
+    /// refuses a Decimal of more); PostgreSQL stores it as `numeric`, exactly (docs/stores.md).
     case decimal = "Decimal"
     case string = "String"
     case boolean = "Boolean"

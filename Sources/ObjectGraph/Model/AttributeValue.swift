@@ -98,15 +98,43 @@ extension Decimal: AttributeValue {
 }
 
 extension Decimal {
-    /// A Decimal read back from the REAL column, rounded to the 15 significant digits a
-    /// Double holds exactly, so `12.34` comes back as `12.34` rather than `12.339999...`.
+    /// A Decimal read back from a REAL column (SQLite, and PostgreSQL schemas written before
+    /// Decimals were `numeric`), rounded to the 15 significant digits a Double holds exactly,
+    /// so `12.34` comes back as `12.34` rather than `12.339999...`. Rounding to 15 digits
+    /// also reads the doubles older versions wrote (through `NSDecimalNumber.doubleValue`,
+    /// which is often an ulp or two off on Linux) as the Decimals that were saved.
+    ///
+    /// So a SQLite store keeps exactly the Decimals of at most 15 significant digits; a save
+    /// refuses any other (``SlotValue/unstorableReason(decimals:)``), as it refuses NaN.
     @usableFromInline
     static func fromStored(_ double: Double) -> Decimal {
-        Decimal(string: String(format: "%.15g", double)) ?? Decimal(double)
+        guard double.isFinite else { return Decimal(double) }
+        // The 15 digits and the exponent, written out in plain notation: `Decimal(string:)`
+        // reads plain digits exactly, but gives nil for `3.5e+140`, whose exponent is past
+        // its own range until the digits are shifted (found by ValueOracleTests).
+        let scientific = String(format: "%.14e", double)        // "-3.56343141000000e+140"
+        guard let marker = scientific.firstIndex(of: "e"), let power = Int(scientific[scientific.index(after: marker)...]) else {
+            return Decimal(double)
+        }
+        let negative = scientific.hasPrefix("-")
+        var digits = scientific[..<marker].filter(\.isWholeNumber)
+        while digits.count > 1 && digits.last == "0" { digits.removeLast() }
+        let exponent = power - (digits.count - 1)              // value = digits × 10^exponent
+        let plain: String
+        if exponent >= 0 {
+            plain = digits + String(repeating: "0", count: exponent)
+        } else if digits.count > -exponent {
+            plain = digits.dropLast(-exponent) + "." + digits.suffix(-exponent)
+        } else {
+            plain = "0." + String(repeating: "0", count: -exponent - digits.count) + digits
+        }
+        return Decimal(string: (negative ? "-" : "") + plain) ?? Decimal(double)
     }
 
+    /// The double nearest to the Decimal (its text parsed by `strtod`, correctly rounded;
+    /// `NSDecimalNumber.doubleValue` is not on Linux), as a REAL column stores it.
     @usableFromInline
-    var storedDouble: Double { NSDecimalNumber(decimal: self).doubleValue }
+    var storedDouble: Double { Double(description) ?? NSDecimalNumber(decimal: self).doubleValue }
 }
 
 extension String: AttributeValue {

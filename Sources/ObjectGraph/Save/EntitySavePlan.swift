@@ -36,6 +36,10 @@ final class EntitySavePlan {
     /// Stored `Codable` (transformable) attributes: validation checks for refused values.
     let codableSlots: [Int]
     let codables: SlotMask
+    /// Stored floating-point and Decimal attributes (Double, Float, Date, Decimal):
+    /// validation checks for values no store keeps unchanged (NaN; long Decimals on SQLite).
+    let numberSlots: [Int]
+    let numbers: SlotMask
     /// Slots (of the first 64) whose values are equal when their bits are: all but
     /// floating-point attributes, where NaN differs from itself.
     let bitwiseComparable: UInt64
@@ -101,6 +105,11 @@ final class EntitySavePlan {
             mapping.columnBySlot[$0] != nil && entity.attributeAtSlot[$0]?.attributeType == .transformable
         }
         codables = SlotMask(codableSlots)
+        numberSlots = mapping.columnBySlot.indices.filter { slot in
+            guard mapping.columnBySlot[slot] != nil, let type = entity.attributeAtSlot[slot]?.attributeType else { return false }
+            return type == .double || type == .float || type == .date || type == .decimal
+        }
+        numbers = SlotMask(numberSlots)
         var bitwise: UInt64 = 0
         for slot in mapping.columnBySlot.indices where slot < 64 {
             if let attribute = entity.attributeAtSlot[slot] {

@@ -7,8 +7,9 @@ extension ManagedObjectContext {
     /// First `willSave()` runs on each changed object, and again on each object the hooks
     /// insert, delete or change, until a round changes nothing (as in Core Data). Then
     /// validation: required attributes, deny rules, references to objects deleted before they
-    /// were ever saved, values a `Codable` attribute cannot store, and the `validateFor...`
-    /// overrides, with all problems reported together.
+    /// were ever saved, values a `Codable` attribute cannot store, numbers the store would not
+    /// read back unchanged (NaN; on SQLite, a Decimal of more than 15 significant digits:
+    /// docs/stores.md), and the `validateFor...` overrides, with all problems reported together.
     /// Rows changed by someone else since they were read are resolved by ``mergePolicy``
     /// (the default, `.error`, throws a ``MergeConflictError``), and so are new objects whose
     /// uniqueness-constrained values another object already has (`.error` throws a

@@ -7,6 +7,7 @@ extension ManagedObjectContext {
                   _ layout: StoreLayout) throws {
         var problems: [ValidationError.Problem] = []
         var plans = SavePlans(layout)
+        let decimals = store.decimalStorage
         for object in inserted {
             let plan = plans(object.entity)
             let required = plan.requiredSlots
@@ -15,6 +16,7 @@ extension ManagedObjectContext {
             }
             if !plan.referenceSlots.isEmpty { danglingReferenceProblems(object, slots: plan.referenceSlots, into: &problems) }
             if !plan.codableSlots.isEmpty { Self.refusedValueProblems(object, slots: plan.codableSlots, into: &problems) }
+            if !plan.numberSlots.isEmpty { Self.unstorableNumberProblems(object, slots: plan.numberSlots, decimals, into: &problems) }
             do { try object.validateForInsert() } catch { Self.record(object, error, into: &problems) }
         }
         for update in updated {
@@ -29,6 +31,9 @@ extension ManagedObjectContext {
             }
             if update.changes.intersects(plan.codables) {
                 Self.refusedValueProblems(object, slots: update.changes.intersection(plan.codables).slots, into: &problems)
+            }
+            if update.changes.intersects(plan.numbers) {
+                Self.unstorableNumberProblems(object, slots: update.changes.intersection(plan.numbers).slots, decimals, into: &problems)
             }
             do { try object.validateForUpdate() } catch { Self.record(object, error, into: &problems) }
         }
@@ -109,6 +114,18 @@ extension ManagedObjectContext {
             guard let reason = object.values[slot].refusedEncodingReason else { continue }
             let name = object.entity.properties[slot].name
             problems.append(.init(object, key: name, "\(name) holds a value that cannot be stored: \(reason); set a value JSON can encode, then save again"))
+        }
+    }
+
+    /// Double, Float, Date and Decimal attributes holding a value the store would not read
+    /// back unchanged (``SlotValue/unstorableReason(decimals:)``): NaN on every store, a
+    /// Decimal of more than 15 significant digits on SQLite.
+    private static func unstorableNumberProblems(_ object: ManagedObject, slots: [Int], _ decimals: DecimalStorage,
+                                                 into problems: inout [ValidationError.Problem]) {
+        for slot in slots {
+            guard let reason = object.values[slot].unstorableReason(decimals: decimals) else { continue }
+            let name = object.entity.properties[slot].name
+            problems.append(.init(object, key: name, "\(object.entity.name).\(name) \(reason), then save again; nothing was written"))
         }
     }
 }

@@ -19,6 +19,8 @@ protocol PersistentStore: AnyObject {
     var layout: StoreLayout { get }
     /// Opened for reading only: every write throws ``StoreError`` `.readOnly`.
     var isReadOnly: Bool { get }
+    /// How the store keeps Decimal attributes: what a save must refuse (``SlotValue/unstorableReason(decimals:)``).
+    var decimalStorage: DecimalStorage { get }
     /// Records every statement the store runs (tests and diagnostics).
     var trace: (@Sendable (String) -> Void)? { get set }
     /// Closes the store's connections; later calls throw ``StoreError`` `.closed`.

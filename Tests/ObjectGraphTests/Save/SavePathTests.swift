@@ -167,7 +167,8 @@ final class SavePathTests: StoreTestCase {
         XCTAssertEqual(department.budget, 20)
         XCTAssertEqual(department.name, "Sales & Marketing")
         department.budget = .nan                   // never equal to itself: always a change
-        try context.save()
+        XCTAssertTrue(context.hasChanges)
+        XCTAssertThrowsError(try context.save(), "no store keeps NaN") { XCTAssertTrue($0 is ValidationError, "\($0)") }
         department.budget = 40
         try context.save()
         let other = try makeContainer()

@@ -2,8 +2,9 @@ import Foundation
 
 /// Reads rows of a table's select list (`Z_PK, Z_ENT, Z_OPT, <columns>`), as the driver
 /// hands them over (``SQLValue``s), into stored rows: the PostgreSQL counterpart of
-/// ``SQLiteRowCodec``, with the same values (dates and doubles as `.double`, Decimals rounded to
-/// the 15 digits they were stored with, UUIDs from 16 bytes, booleans as 0 or 1).
+/// ``SQLiteRowCodec``, with the same values (dates and doubles as `.double`, Decimals exactly
+/// from their `numeric` text, or rounded to 15 digits from the `double precision` column of
+/// a schema written before and opened read-only, UUIDs from 16 bytes, booleans as 0 or 1).
 struct PostgresRowCodec {
     let layout: StoreLayout
     let store: StoreIdentity
@@ -49,7 +50,7 @@ struct PostgresRowCodec {
         case (.double, .integer(let v)), (.float, .integer(let v)), (.date, .integer(let v)): return .double(Double(v))
         case (.decimal, .real(let v)): return .decimal(Decimal.fromStored(v))
         case (.decimal, .integer(let v)): return .decimal(Decimal(v))
-        case (.decimal, .text(let v)): return Decimal(string: v).map { .decimal($0) } ?? .null
+        case (.decimal, .text(let v)): return v == "NaN" ? .decimal(.nan) : Decimal(string: v).map { .decimal($0) } ?? .null
         case (.string, .text(let v)): return .text(v)
         case (.uri, .text(let v)): return URL(string: v).map { .url($0) } ?? .text(v)
         case (.binary, .blob(let v)), (.transformable, .blob(let v)): return .blob(v)

@@ -47,10 +47,11 @@ struct PostgresSaveTransaction {
     // MARK: Values
 
     /// A slot value of `object` as its column stores it; object IDs as their (new) primary
-    /// keys. Text holding NUL is refused: PostgreSQL's text cannot hold it.
+    /// keys, Decimals as their exact text (for `CAST(? AS numeric)`). Text holding NUL is
+    /// refused: PostgreSQL's text cannot hold it.
     private func stored(_ value: SlotValue, of object: ManagedObject, slot: Int) throws -> SQLValue {
         if case .object(let id) = value { return .integer(keys.storedKey(id)) }
-        let stored = value.storedValue
+        let stored = PostgresDialect.columnValue(value)
         if case .text(let text) = stored, text.utf8.contains(0) {
             throw PostgresStore.nulRefused(object.entity.properties[slot].name, of: object.objectID, url: url)
         }
@@ -81,12 +82,17 @@ struct PostgresSaveTransaction {
             let mapping = layout.mappings[entity.index]
             let plan = mapping.savePlan!
             var columns = ["Z_PK", "Z_ENT", "Z_OPT"]
+            var placeholders = ["?", String(mapping.entityNumber), "1"]
             for column in plan.insertColumns {
                 columns.append(mapping.columnBySlot[column.slot]!)
-                if column.hasEntityColumn { columns.append(mapping.entityColumnBySlot[column.slot]!) }
+                placeholders.append(PostgresDialect.columnPlaceholder(entity.attributeAtSlot[column.slot]?.attributeType))
+                if column.hasEntityColumn {
+                    columns.append(mapping.entityColumnBySlot[column.slot]!)
+                    placeholders.append("?")
+                }
             }
             let width = columns.count - 2     // parameters per row: Z_ENT and Z_OPT are constants
-            let row = "(?, \(mapping.entityNumber), 1" + String(repeating: ", ?", count: width - 1) + ")"
+            let row = "(" + placeholders.joined(separator: ", ") + ")"
             let head = "INSERT INTO \(mapping.table.name) (\(columns.joined(separator: ", "))) VALUES "
             for chunk in objects.chunks(max(1, Self.parameterLimit / width)) {
                 var arguments: [SQLValue] = []
@@ -122,7 +128,7 @@ struct PostgresSaveTransaction {
         var arguments: [SQLValue] = [.integer(version + 1)]
         try mapping.savePlan.storedSlots(of: changed).forEach { slot in
             guard let column = mapping.columnBySlot[slot] else { return }
-            assignments.append("\(column) = ?")
+            assignments.append("\(column) = \(PostgresDialect.columnPlaceholder(object.entity.attributeAtSlot[slot]?.attributeType))")
             arguments.append(try stored(values[slot], of: object, slot: slot))
             if let entityColumn = mapping.entityColumnBySlot[slot] {
                 assignments.append("\(entityColumn) = ?")

@@ -81,11 +81,14 @@ struct PostgresSchema {
         return Opened(layout: layout, metadata: metadata, functions: functions)
     }
 
-    /// PostgreSQL's type for a SQLite column type of the layout.
+    /// PostgreSQL's type for a SQLite column type of the layout. Decimals are `numeric`,
+    /// which holds every finite Decimal exactly (schemas written before kept them as
+    /// `double precision`: ``convertDecimalColumns(_:_:)``).
     static func columnType(_ sqliteType: String) -> String {
         switch sqliteType.uppercased() {
         case "INTEGER": return "bigint"
-        case "FLOAT", "REAL", "DECIMAL", "TIMESTAMP": return "double precision"
+        case "DECIMAL": return "numeric"
+        case "FLOAT", "REAL", "TIMESTAMP": return "double precision"
         case "BLOB": return "bytea"
         default: return "text COLLATE \"C\""     // VARCHAR: code-point order, as SQLite's BINARY
         }
@@ -168,6 +171,7 @@ struct PostgresSchema {
         problems += numbering.unmatched.filter { !HistorySchema.isFrameworkEntity($0.number) }.map { "the store has the entity \($0.name), which the model lacks" }
         if problems.isEmpty {
             let layout = StoreLayout(model: model, numbers: numbers)
+            if !readOnly { try convertDecimalColumns(layout, session) }
             problems += try missingColumns(layout, session)
             if problems.isEmpty {
                 let folding = try session.scalar("SELECT obj_description(p.oid, 'pg_proc') FROM pg_catalog.pg_proc p JOIN pg_catalog.pg_namespace n ON n.oid = p.pronamespace WHERE n.nspname = ? AND p.proname = 'og_fold' LIMIT 1",
@@ -196,6 +200,31 @@ struct PostgresSchema {
         try session.executeStep("UPDATE Z_METADATA SET Z_PLIST = ?", [.blob(try metadata.plist(storeType: "PostgreSQL"))])
     }
 
+    /// Converts the Decimal columns of a schema written before they were `numeric` (with
+    /// `double precision` ones), once, in the opening transaction: each value becomes the
+    /// `numeric` of its 15 significant digits (PostgreSQL's cast), the Decimal the store read
+    /// from it before (`Decimal.fromStored`), so no value changes. A store opened read-only
+    /// is read as it is.
+    private func convertDecimalColumns(_ layout: StoreLayout, _ session: PostgresSession) throws {
+        var decimalColumns: [String: Set<String>] = [:]
+        for table in layout.tables {
+            for column in table.columns where column.type.uppercased() == "DECIMAL" {
+                decimalColumns[table.name.lowercased(), default: []].insert(column.name.lowercased())
+            }
+        }
+        guard !decimalColumns.isEmpty else { return }
+        var conversions: [(table: String, column: String)] = []
+        try session.query("SELECT table_name, column_name FROM information_schema.columns WHERE table_schema = ? AND data_type = 'double precision'",
+                          [.text(schema)]) { row in
+            guard case .text(let table) = row[0], case .text(let column) = row[1],
+                  decimalColumns[table.lowercased()]?.contains(column.lowercased()) == true else { return }
+            conversions.append((table, column))
+        }
+        for (table, column) in conversions.sorted(by: { ($0.table, $0.column) < ($1.table, $1.column) }) {
+            try session.execute("ALTER TABLE \(table) ALTER COLUMN \(column) TYPE numeric USING \(column)::numeric")
+        }
+    }
+
     /// The tables and columns the layout needs that the schema lacks, and the columns of
     /// another type than the layout's.
     private func missingColumns(_ layout: StoreLayout, _ session: PostgresSession) throws -> [String] {
@@ -219,7 +248,9 @@ struct PostgresSchema {
                     continue
                 }
                 let expected = Self.columnType(column.type).components(separatedBy: " COLLATE").first!
-                if type != expected { problems.append("the column \(table.name).\(column.name) is \(type), the model needs \(expected)") }
+                // A Decimal column of an older schema opened read-only (else converted on opening).
+                let legacyDecimal = expected == "numeric" && type == "double precision"
+                if type != expected && !legacyDecimal { problems.append("the column \(table.name).\(column.name) is \(type), the model needs \(expected)") }
             }
         }
         for (join, ownerColumn, memberColumn, orderColumns) in layout.joinTables {

@@ -123,6 +123,8 @@ extension PostgresStore {
             case .identity: break
             }
         }
+        // A number computed from a Decimal column (`numeric`, which the driver reads as its text).
+        if kind == .number, case .text(let text) = cell, let number = Double(text) { return .double(number) }
         return PostgresRowCodec.untyped(cell)
     }
 }

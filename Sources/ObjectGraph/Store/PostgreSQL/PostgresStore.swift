@@ -16,6 +16,8 @@ final class PostgresStore: PersistentStore, @unchecked Sendable {  // mutable st
     let layout: StoreLayout
     let identity: StoreIdentity
     let isReadOnly: Bool
+    /// Decimals in `numeric` columns, exactly.
+    var decimalStorage: DecimalStorage { .exact }
     let driver: any DatabaseServerDriver
     /// The PostgreSQL schema holding the tables (a plain lower-case identifier).
     let schema: String

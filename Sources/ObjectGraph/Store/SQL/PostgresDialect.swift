@@ -14,6 +14,15 @@ enum PostgresDialect: SQLDialect {
         return "?"
     }
 
+    /// A Decimal's column is `numeric`: its value is sent as its exact text and cast there
+    /// (a `double precision` parameter would keep 15 digits).
+    static func columnPlaceholder(_ type: AttributeType?) -> String { type == .decimal ? "CAST(? AS numeric)" : "?" }
+
+    static func columnValue(_ value: SlotValue) -> SQLValue {
+        if case .decimal(let decimal) = value { return .text(decimal.description) }
+        return value.storedValue
+    }
+
     static func inList(_ values: [SQLValue], into arguments: inout [SQLValue]) -> String {
         values.map { bind($0, into: &arguments) }.joined(separator: ", ")
     }
@@ -119,8 +128,9 @@ enum PostgresDialect: SQLDialect {
         }
     }
 
-    /// Decimals summed exactly in `numeric` (each stored double read as its 15 significant
-    /// digits, as `Decimal.fromStored` reads it) and returned as text, their average as the
+    /// Decimals summed exactly in `numeric` (their columns' type; a `double precision`
+    /// column of an older schema read as its 15 significant digits, as `Decimal.fromStored`
+    /// reads it) and returned as text, their average as the
     /// text `"<sum> <count>"` that Swift divides as a Decimal (as the SQLite store's
     /// `og_decimal_avg` does); sums of integers as bigint. With `comparable`, a Decimal's sum
     /// and average stay `numeric`.

@@ -260,8 +260,9 @@ struct SQLBatchDeleter<Backend: SQLBatchDeleteBackend> {
     func update(_ plan: Select, _ values: [(attribute: AttributeDescription, value: SlotValue)]) throws -> [StoreRow] {
         let selected = try selectIDs(plan)
         if !values.isEmpty {
-            let assignments = values.map { "\(plan.mapping.columnBySlot[$0.attribute.slot]!) = ?" }.joined(separator: ", ")
-            let arguments = values.map(\.value.storedValue)
+            let assignments = values.map { "\(plan.mapping.columnBySlot[$0.attribute.slot]!) = \(Dialect.columnPlaceholder($0.attribute.attributeType))" }
+                .joined(separator: ", ")
+            let arguments = values.map { Dialect.columnValue($0.value) }
             for (condition, keys) in Dialect.keyConditions("Z_PK", selected.map(\.key)) {
                 try backend.run("UPDATE \(plan.table) SET \(assignments), Z_OPT = Z_OPT + 1 WHERE \(condition)", arguments + keys)
             }

@@ -30,6 +30,13 @@ protocol SQLDialect {
     /// A condition that `target` is one of the list bound by ``listParameter(_:)`` (`?`).
     static func inListParameter(_ target: String, elementType: String) -> String
 
+    /// The placeholder for a value written into the column of an attribute of `type`
+    /// (INSERT, UPDATE): `?`, or PostgreSQL's `CAST(? AS numeric)` for a Decimal, which
+    /// ``columnValue(_:)`` sends as its exact text.
+    static func columnPlaceholder(_ type: AttributeType?) -> String
+    /// A slot value as written into its column (in the place of ``columnPlaceholder(_:)``).
+    static func columnValue(_ value: SlotValue) -> SQLValue
+
     // MARK: Keys
 
     /// A condition that `column` is one of `keys`, and its arguments, per chunk.

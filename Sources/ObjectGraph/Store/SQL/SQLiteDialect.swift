@@ -16,6 +16,10 @@ enum SQLiteDialect: SQLDialect {
         return "?"
     }
 
+    /// `?` for every column: a Decimal is written as its nearest double (REAL), as Core Data writes it.
+    static func columnPlaceholder(_ type: AttributeType?) -> String { "?" }
+    static func columnValue(_ value: SlotValue) -> SQLValue { value.storedValue }
+
     /// Padded (``ParameterList``), so lists of every length share a few prepared statements.
     static func inList(_ values: [SQLValue], into arguments: inout [SQLValue]) -> String {
         ParameterList.append(values, to: &arguments)

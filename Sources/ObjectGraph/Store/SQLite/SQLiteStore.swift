@@ -47,6 +47,8 @@ final class SQLiteStore: PersistentStore {
     var isInMemory: Bool { url == nil }
     /// Opened with `SQLITE_OPEN_READONLY`: writes throw `StoreError.readOnly`.
     let isReadOnly: Bool
+    /// Decimals in REAL columns, as Core Data stores them.
+    var decimalStorage: DecimalStorage { .real }
     /// Who may read the files created for the store (its backups too).
     let fileMode: StoreFileMode
     /// Whether ``close()`` ran. Atomic so that the watcher of other connections' commits may

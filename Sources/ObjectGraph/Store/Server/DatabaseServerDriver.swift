@@ -31,8 +31,9 @@ public protocol DatabaseServerDriver: AnyObject, Sendable {
 /// One connection to the server, for the duration of ``DatabaseServerDriver/withSession(_:)``.
 public protocol DatabaseServerSession {
     /// Runs `sql` with `$1`, `$2`, ... bound to `parameters` and calls `row` with each row's
-    /// columns: `integer` for integer and boolean columns, `real` for floating-point and
-    /// numeric ones, `text`, `blob` for byte arrays, `null`.
+    /// columns: `integer` for integer and boolean columns, `real` for floating-point ones,
+    /// `text` for text and for numeric ones (their exact decimal text), `blob` for byte
+    /// arrays, `null`.
     func query(_ sql: String, _ parameters: [SQLValue], _ row: ([SQLValue]) throws -> Void) throws
 
     /// Runs `sql` with `parameters` and returns the number of rows it changed.
