@@ -88,7 +88,7 @@ struct PredicateOracleTests {
             do {
                 stored = Set(try context.fetch(FetchRequest<OracleItem>(predicate: translated)).map(\.key))
             } catch let error as FetchPredicateError {
-                tally.refused["\(error.code)", default: 0] += 1
+                tally.refused["\(error.code): \(error.message.prefix(45))", default: 0] += 1
                 if items.contains(where: { (try? translated.evaluate(with: $0)) != nil }) {
                     tally.failures.append("\(where_): the store refused (\(error)) but the in-memory evaluation answered")
                 }
