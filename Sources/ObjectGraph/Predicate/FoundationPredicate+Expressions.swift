@@ -151,6 +151,7 @@ extension PredicateExpressions.Equal: FoundationTranslatable {
         let l = try t.term(lhs), r = try t.term(rhs)
         if l.isConstant && r.isConstant { return try t.fold(self) }
         if let chain = FoundationTerm.comparingOptionalCondition(l, r, negated: false) { return chain }
+        if LHS.Output.self is any BinaryFloatingPoint.Type { return try t.compareNumbers(l, .equal, r) }
         return try t.compare(l, .equal, r)
     }
 }
@@ -160,6 +161,7 @@ extension PredicateExpressions.NotEqual: FoundationTranslatable {
         let l = try t.term(lhs), r = try t.term(rhs)
         if l.isConstant && r.isConstant { return try t.fold(self) }
         if let chain = FoundationTerm.comparingOptionalCondition(l, r, negated: true) { return chain }
+        if LHS.Output.self is any BinaryFloatingPoint.Type { return try t.compareNumbers(l, .notEqual, r) }
         return try t.compare(l, .notEqual, r)
     }
 }
@@ -168,11 +170,12 @@ extension PredicateExpressions.Comparison: FoundationTranslatable {
     func translate(_ t: inout FoundationPredicateTranslator) throws -> FoundationTerm {
         let l = try t.term(lhs), r = try t.term(rhs)
         if l.isConstant && r.isConstant { return try t.fold(self) }
+        let numbers = LHS.Output.self is any BinaryFloatingPoint.Type
         switch op {
         case .lessThan: return try t.compare(l, .less, r)
-        case .lessThanOrEqual: return try t.compare(l, .lessOrEqual, r)
+        case .lessThanOrEqual: return try numbers ? t.compareNumbers(l, .lessOrEqual, r) : t.compare(l, .lessOrEqual, r)
         case .greaterThan: return try t.compare(l, .greater, r)
-        case .greaterThanOrEqual: return try t.compare(l, .greaterOrEqual, r)
+        case .greaterThanOrEqual: return try numbers ? t.compareNumbers(l, .greaterOrEqual, r) : t.compare(l, .greaterOrEqual, r)
         }
     }
 }
@@ -219,6 +222,8 @@ extension PredicateExpressions.UnaryMinus: FoundationTranslatable {
     func translate(_ t: inout FoundationPredicateTranslator) throws -> FoundationTerm {
         let inner = try t.term(wrapped)
         if inner.isConstant { return try t.fold(self) }
+        // -x of a Double keeps the sign of zero (0 - 0.0 is +0.0, and 1 / -0.0 is -∞).
+        if Wrapped.Output.self is any BinaryFloatingPoint.Type { return try t.function(.multiply, [.constant(.double(-1)), inner]) }
         return try t.function(.subtract, [.constant(.int(0)), inner])
     }
 }
@@ -385,7 +390,7 @@ extension PredicateExpressions.SequenceStartsWith: FoundationTranslatable {
     func translate(_ t: inout FoundationPredicateTranslator) throws -> FoundationTerm {
         let l = try t.term(base), r = try t.term(prefix)
         if l.isConstant && r.isConstant { return try t.fold(self) }
-        return try t.compare(l, .beginsWith, r)
+        return try t.search(l, .beginsWith, r)
     }
 }
 
@@ -393,7 +398,7 @@ extension PredicateExpressions.CollectionContainsCollection: FoundationTranslata
     func translate(_ t: inout FoundationPredicateTranslator) throws -> FoundationTerm {
         let l = try t.term(base), r = try t.term(other)
         if l.isConstant && r.isConstant { return try t.fold(self) }
-        return try t.compare(l, .contains, r)
+        return try t.search(l, .contains, r)
     }
 }
 

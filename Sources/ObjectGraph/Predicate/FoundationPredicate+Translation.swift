@@ -29,6 +29,7 @@ indirect enum FoundationTerm {
     func expression(_ t: FoundationPredicateTranslator) throws -> PredicateExpression {
         switch self {
         case .condition(let node): return .ternary(node, .value(.bool(true)), .value(.bool(false)))
+        case .constant(.double(let value)) where value.isNaN: return .value(.null)    // no number: nil, as in arithmetic
         case .constant(let value): return .value(value)
         case .object(let path), .attribute(let path): return .keyPath(path)
         case .value(let expression): return expression
@@ -52,6 +53,9 @@ indirect enum FoundationTerm {
     }
 
     var isConstant: Bool { if case .constant = self { return true } else { return false } }
+
+    /// The constant `Double.nan`.
+    var isNaN: Bool { if case .constant(.double(let value)) = self { return value.isNaN } else { return false } }
 
     /// `chain == true`, `chain != false`, `chain == nil`, ... on an optional chain's `Bool?`,
     /// as plain conditions; nil when neither side is one.
@@ -136,8 +140,42 @@ struct FoundationPredicateTranslator {
     }
 
     /// `lhs op rhs`, with both sides translated.
+    /// A comparison with the constant `Double.nan` is decided here, as Swift decides it: NaN
+    /// is equal to nothing and ordered with nothing, so only `!=` holds. (The stores hold no
+    /// NaN: bound as a parameter, SQLite reads NULL and PostgreSQL a NaN greater than every
+    /// number.)
     func compare(_ lhs: FoundationTerm, _ op: PredicateOperator, _ rhs: FoundationTerm) throws -> FoundationTerm {
-        .condition(.comparison(PredicateComparison(lhs: try lhs.expression(self), op: op, rhs: try rhs.expression(self))))
+        if lhs.isNaN || rhs.isNaN { return .condition(.constant(op == .notEqual)) }
+        return .condition(.comparison(PredicateComparison(lhs: try lhs.expression(self), op: op, rhs: try rhs.expression(self))))
+    }
+
+    /// `lhs op rhs` between two `Double`s (or `Float`s) that depend on the object. A computation
+    /// with no number (NaN: `0 / 0`, `∞ - ∞`) is nil in the stores and in memory, and nil
+    /// equals nil there, while Swift's NaN equals nothing and is ordered with nothing: so `==`,
+    /// `<=` and `>=` also ask for a number on the left, and `!=` holds when it has none.
+    /// (A Swift `Double` is never nil, so nil can only be a NaN here.)
+    func compareNumbers(_ lhs: FoundationTerm, _ op: PredicateOperator, _ rhs: FoundationTerm) throws -> FoundationTerm {
+        let found = try compare(lhs, op, rhs)
+        guard !lhs.isConstant, !rhs.isConstant, case .condition(let node) = found else { return found }
+        let missing = PredicateNode.comparison(PredicateComparison(lhs: try lhs.expression(self), op: .equal, rhs: .value(.null)))
+        switch op {
+        case .equal, .lessOrEqual, .greaterOrEqual: return .condition(.and([node, .not(missing)]))
+        case .notEqual: return .condition(.or([node, missing]))
+        default: return found
+        }
+    }
+
+    /// `base.contains(needle)` or `base.starts(with: needle)` of strings. Swift finds an empty
+    /// needle in every string, while the format string's `CONTAINS`/`BEGINSWITH` keep
+    /// NSString's meaning and find no empty string: so a constant `""` is true, and a needle
+    /// that depends on the object is tested for `""` first (`(needle == "") OR (base CONTAINS
+    /// needle)`). (Issue 38, item 8: `FoundationPredicateEmptyStringTests`.)
+    func search(_ base: FoundationTerm, _ op: PredicateOperator, _ needle: FoundationTerm) throws -> FoundationTerm {
+        if case .constant(.string("")) = needle { return .condition(.constant(true)) }
+        let found = try compare(base, op, needle)
+        guard !needle.isConstant, case .condition(let search) = found else { return found }
+        let empty = PredicateNode.comparison(PredicateComparison(lhs: try needle.expression(self), op: .equal, rhs: .value(.string(""))))
+        return .condition(.or([empty, search]))
     }
 
     /// A function of single values (`add:to:`, ...).
