@@ -112,9 +112,9 @@ final class DecimalProbe: ManagedObject {
     static let seen = Mutex<[Decimal]>([])
 
     override func validateForInsert() throws {
-        try super.validateForInsert()
         let amount = self.amount
         Self.seen.withLock { $0.append(amount) }
+        try super.validateForInsert()
     }
 }
 
@@ -129,7 +129,11 @@ final class JSONExactDecimalTests: XCTestCase {
         DecimalProbe.seen.withLock { $0 = [] }
         let texts = ["123456789012345678901234567890", "0.1234567890123456789012345678901234567", "-98765432109876543210.5"]
         let json = "[" + texts.map { "{\"amount\": \($0)}, {\"amount\": \"\($0)\"}" }.joined(separator: ", ") + "]"
-        try container.viewContext.importJSON(Data(json.utf8), entityName: "DecimalProbe")
+        // Each reaches the object as written; SQLite, which keeps a Decimal as a double, then
+        // refuses the save (more than 15 significant digits) rather than round them.
+        XCTAssertThrowsError(try container.viewContext.importJSON(Data(json.utf8), entityName: "DecimalProbe")) { error in
+            XCTAssertTrue("\(error)".contains("amount"), "\(error)")
+        }
         XCTAssertEqual(DecimalProbe.seen.withLock { $0 }, texts.flatMap { [Decimal(string: $0)!, Decimal(string: $0)!] })
     }
 
