@@ -39,13 +39,13 @@ struct ObjectGraphGeneratorTests {
         var stores = Set(StoreKind.allCases.map(\.rawValue))
 
         static var fromEnvironment: Budget {
-            let environment = ProcessInfo.processInfo.environment
+            let settings = LongRunSettings(prefix: "GRAPH_GENERATOR_")
             var budget = Budget()
-            if let value = environment["GRAPH_GENERATOR_SEQUENCES"].flatMap(Int.init) { budget.sequences = value }
-            if let value = environment["GRAPH_GENERATOR_STEPS"].flatMap(Int.init) { budget.steps = value }
-            if let value = environment["GRAPH_GENERATOR_SEED"].flatMap(UInt64.init) { budget.seed = value }
-            if let value = environment["GRAPH_GENERATOR_SECONDS"].flatMap(Double.init) { budget.seconds = value }
-            if let value = environment["GRAPH_GENERATOR_STORES"] { budget.stores = Set(value.split(separator: ",").map(String.init)) }
+            budget.sequences = settings.count("SEQUENCES", budget.sequences)
+            budget.steps = settings.count("STEPS", budget.steps)
+            budget.seed = settings.seed(budget.seed)
+            budget.seconds = settings.seconds
+            budget.stores = settings.stores
             return budget
         }
     }

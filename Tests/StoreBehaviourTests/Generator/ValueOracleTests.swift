@@ -28,12 +28,9 @@ struct ValueOracleTests {
         var stores: Set<String>
 
         static var fromEnvironment: Budget {
-            let environment = ProcessInfo.processInfo.environment
-            return Budget(cases: environment["VALUE_ORACLE_CASES"].flatMap(Int.init) ?? 120,
-                          seed: environment["VALUE_ORACLE_SEED"].flatMap(UInt64.init) ?? 4_243,
-                          seconds: environment["VALUE_ORACLE_SECONDS"].flatMap(Double.init),
-                          stores: environment["VALUE_ORACLE_STORES"].map { Set($0.split(separator: ",").map(String.init)) }
-                              ?? Set(StoreKind.allCases.map(\.rawValue)))
+            let settings = LongRunSettings(prefix: "VALUE_ORACLE_")
+            return Budget(cases: settings.count("CASES", 120), seed: settings.seed(4_243),
+                          seconds: settings.seconds, stores: settings.stores)
         }
     }
 

@@ -36,11 +36,9 @@ struct HistoryOracleTests {
 
         /// The defaults, with what the `HISTORY_ORACLE_…` variables say.
         static var fromEnvironment: Budget {
-            let environment = ProcessInfo.processInfo.environment
-            func variable(_ name: String) -> String? { environment["HISTORY_ORACLE_" + name] }
-            return Budget(sequences: variable("SEQUENCES").flatMap(Int.init) ?? 4, steps: variable("STEPS").flatMap(Int.init) ?? 40,
-                          seed: variable("SEED").flatMap(UInt64.init) ?? 3_801, seconds: variable("SECONDS").flatMap(Double.init),
-                          stores: variable("STORES").map { Set($0.split(separator: ",").map(String.init)) } ?? Set(StoreKind.allCases.map(\.rawValue)))
+            let settings = LongRunSettings(prefix: "HISTORY_ORACLE_")
+            return Budget(sequences: settings.count("SEQUENCES", 4), steps: settings.count("STEPS", 40),
+                          seed: settings.seed(3_801), seconds: settings.seconds, stores: settings.stores)
         }
     }
 

@@ -27,9 +27,9 @@ import Testing
 struct StagedChainOracleTests {
     @Test("Random stage lists migrate exactly when they form a chain from the store to the model", arguments: StoreKind.allCases)
     func randomStageLists(_ kind: StoreKind) throws {
-        let environment = ProcessInfo.processInfo.environment
-        let count = environment["STAGE_ORACLE_CASES"].flatMap(Int.init) ?? (kind == .sqlite ? 40 : 16)
-        let first = environment["STAGE_ORACLE_SEED"].flatMap(UInt64.init) ?? 1
+        let settings = LongRunSettings(prefix: "STAGE_ORACLE_")
+        let count = settings.count("CASES", kind == .sqlite ? 40 : 16)
+        let first = settings.seed(1)
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("stage-oracle-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }

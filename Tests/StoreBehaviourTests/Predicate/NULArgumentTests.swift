@@ -26,9 +26,9 @@ struct NULArgumentTests {
     func nulArgumentsAnswerAsInMemory(_ kind: StoreKind) throws {
         let context = try kind.newStore().seededCompany()
         let everyone = try context.fetch(FetchRequest<Employee>())
-        let environment = ProcessInfo.processInfo.environment
-        let cases = environment["NUL_PREDICATE_CASES"].flatMap(Int.init) ?? 150
-        let seed = environment["NUL_PREDICATE_SEED"].flatMap(UInt64.init) ?? 43
+        let settings = LongRunSettings(prefix: "NUL_PREDICATE_")
+        let cases = settings.count("CASES", 150)
+        let seed = settings.seed(43)
         var random = GraphRandom(seed: seed)
         let paths = ["firstName", "nickname", "department.name", "ANY projects.title"]
         let operators = ["==", "!=", "<", "<=", ">", ">=", "BEGINSWITH", "ENDSWITH", "CONTAINS", "LIKE", "IN"]

@@ -22,12 +22,12 @@ struct OracleBudget {
 
     static var current: OracleBudget {
         var budget = OracleBudget()
-        let environment = ProcessInfo.processInfo.environment
-        if let value = environment["PREDICATE_ORACLE_CASES"].flatMap(Int.init) { budget.cases = value }
-        if let value = environment["PREDICATE_ORACLE_PREDICATES"].flatMap(Int.init) { budget.predicates = value }
-        if let value = environment["PREDICATE_ORACLE_ITEMS"].flatMap(Int.init) { budget.items = value }
-        if let value = environment["PREDICATE_ORACLE_SEED"].flatMap(UInt64.init) { budget.seed = value }
-        if let value = environment["PREDICATE_ORACLE_STORES"] { budget.stores = Set(value.split(separator: ",").map(String.init)) }
+        let settings = LongRunSettings(prefix: "PREDICATE_ORACLE_")
+        budget.cases = settings.count("CASES", budget.cases)
+        budget.predicates = settings.count("PREDICATES", budget.predicates)
+        budget.items = settings.count("ITEMS", budget.items)
+        budget.seed = settings.seed(budget.seed)
+        budget.stores = settings.stores
         return budget
     }
 }
