@@ -12,7 +12,7 @@ struct BackupCommand: ParsableCommand {
         discussion: """
         The copy holds every save committed before the backup began and none after. It is written under a \
         temporary name, flushed to the disk, then given its name: it is complete or absent, never half-written. \
-        An existing COPY is never replaced. No model is needed.
+        An existing COPY is never replaced, and a COPY named as a store's -wal, -shm or -journal is refused. No model is needed.
         """)
 
     @Argument(help: "The store file (.sqlite).")
@@ -26,6 +26,12 @@ struct BackupCommand: ParsableCommand {
 
     func run() throws {
         try reportingErrors {
+            // A copy named as a store's -wal or -journal would be taken by the store's next
+            // open for a damaged log and deleted: refused as export's --output is.
+            // (An existing copy is refused by the backup itself: it never replaces a file.)
+            if !FileManager.default.fileExists(atPath: copy) {
+                try OutputFile.refuseStore(at: copy, readingStore: URL(fileURLWithPath: store), remedy: "give the copy another name")
+            }
             let progress = PageProgress(verb: "copied")
             try PersistentContainer.backup(storeAt: URL(fileURLWithPath: store), to: URL(fileURLWithPath: copy),
                                            options: keepUmask ? [.keepsProcessUmask] : [], progress: progress.report)

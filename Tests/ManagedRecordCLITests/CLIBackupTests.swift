@@ -43,6 +43,25 @@ final class CLIBackupTests: XCTestCase {
         XCTAssertTrue(again.stderr.contains("already exists, and a backup never replaces a file"), again.stderr)
     }
 
+    /// A copy named as the store's own `-wal`, `-journal` or `-shm` (or another store's) is
+    /// refused before anything is written. It was written and "backed up" reported; the next
+    /// open of the store took the copy for a damaged log and deleted it, and until then the
+    /// tool's read-only opens failed blaming the folder's permissions.
+    func testACopyNamedAsAStoresCompanionIsRefused() throws {
+        let folder = try CLITestStores.folder()
+        let store = try CLITestStores.company(in: folder).path
+        let other = folder.appendingPathComponent("Other.sqlite").path
+        try CommandLineRun.tool("backup", store, other).succeeded()
+        for copy in [store + "-wal", store + "-journal", store + "-shm", other + "-wal", other + "-journal"] {
+            let before = FileManager.default.contents(atPath: copy)   // the store's own -wal and -shm may exist
+            let backup = try CommandLineRun.tool("backup", store, copy)
+            XCTAssertEqual(backup.status, 1, "\(copy): \(backup.stdout)")
+            XCTAssertTrue(backup.stderr.contains(before == nil ? "Nothing was written" : "never replaces a file"), backup.stderr)
+            XCTAssertEqual(FileManager.default.contents(atPath: copy), before, copy)
+            XCTAssertEqual(try employees(in: store), "5\n")
+        }
+    }
+
     func testKeepUmaskCreatesTheCopyWithTheProcessUmask() throws {
         let folder = try CLITestStores.folder()
         let store = try CLITestStores.company(in: folder).path

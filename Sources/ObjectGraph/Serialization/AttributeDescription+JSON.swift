@@ -58,7 +58,9 @@ extension AttributeDescription {
         case .integer64: return .int(try Self.integer(value, in: Int64.min...Int64.max, "an integer"))
         case .double, .float:
             guard let number = Self.floatingPoint(value, float: attributeType == .float) else { throw JSONValueProblem(expected: "a number") }
-            guard number.isFinite || !(value is JSONNumber) else {
+            // Past the type's range is no infinity, whether the number came as a number or as
+            // a string ("1e400"). (A Double value handed over by code is taken as it is.)
+            guard !number.isInfinite || !(value is JSONNumber || value is String) else {
                 throw JSONValueProblem(expected: "a number within \(attributeType == .float ? "Float" : "Double")'s range")
             }
             return .double(number)
@@ -129,7 +131,13 @@ extension AttributeDescription {
             }
         } else if let text = value as? String {
             let trimmed = text.trimmingCharacters(in: .whitespaces)
-            result = Int64(trimmed) ?? Double(trimmed).flatMap { Int64(exactly: $0) }
+            // A JSON number in a string is read from its digits, as one outside a string; any
+            // other numeric text (`+5`, `0x10`) through a `Double` only where it is exact.
+            if let number = Self.jsonNumber(inString: trimmed) {
+                result = number.integer
+            } else {
+                result = Int64(trimmed) ?? Double(trimmed).flatMap { abs($0) <= 0x1p53 ? Int64(exactly: $0) : nil }
+            }
         }
         guard let result, range.contains(result) else { throw JSONValueProblem(expected: expected) }
         return result
@@ -153,7 +161,18 @@ extension AttributeDescription {
         if let number = Self.number(value) { return isBoolean(number) ? nil : number.description }
         guard let text = value as? String else { return nil }
         let trimmed = text.trimmingCharacters(in: .whitespaces)
-        return Double(trimmed) == nil ? nil : trimmed
+        if let number = jsonNumber(inString: trimmed) { return number.text }
+        // Other numeric text `Decimal(string:)` reads whole (`+5`, `.5`): not a hexadecimal
+        // `0x10`, which it reads as 0, nor an infinity or NaN, which it cannot read.
+        guard let double = Double(trimmed), double.isFinite, !trimmed.lowercased().contains("x") else { return nil }
+        return trimmed
+    }
+
+    /// The number a string holds when the string is a JSON number (`"42"`, `"1e3"`), so that
+    /// it is read from its digits as a number outside a string is; nil for any other text.
+    private static func jsonNumber(inString trimmed: String) -> JSONNumber? {
+        guard trimmed.first.map({ $0 == "-" || $0.isASCII && $0.isNumber }) == true else { return nil }
+        return (try? JSONParser.parse(Data(trimmed.utf8))) as? JSONNumber
     }
 
     private static func boolean(_ value: Any) -> Bool? {

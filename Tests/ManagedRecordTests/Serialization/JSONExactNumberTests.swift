@@ -69,6 +69,24 @@ final class JSONExactNumberTests: JSONTestCase {
         XCTAssertEqual(try Specimen.count(), 0)
     }
 
+    /// A number given as a string is read as exactly as one given as a number: a string past
+    /// `Double`'s range (`"1e400"`, `"-1e400"`) was stored as an infinity, and an integral
+    /// string past 2^53 (`"9007199254740993.0"`) went through a `Double` and was stored one less.
+    func testNumbersGivenAsStringsAreReadAsExactlyAsNumbers() throws {
+        for record in [#"{"code": "a", "ratio": "1e400"}"#, #"{"code": "a", "maybeRatio": "-1e400"}"#,
+                       #"{"code": "a", "score": "1e39"}"#, #"{"code": "a", "large": "9223372036854775808.0"}"#,
+                       #"{"code": "a", "count": "4.0000000000000000001"}"#, #"{"code": "a", "price": "0x10"}"#] {
+            XCTAssertThrowsError(try Specimen.importJSON(json("[\(record)]"), relatedBy: "code"), record) { error in
+                XCTAssertEqual((error as? JSONImportError)?.code, .wrongType, "\(record): \(error)")
+            }
+            XCTAssertEqual(try Specimen.count(), 0, record)
+        }
+        let specimen = try importOne(#"{"code": "a", "large": "9007199254740993.0", "maybeLarge": "9007199254740993e0", "count": " 42 "}"#)
+        XCTAssertEqual(specimen.large, 9_007_199_254_740_993)
+        XCTAssertEqual(specimen.maybeLarge, 9_007_199_254_740_993)
+        XCTAssertEqual(specimen.count, 42)
+    }
+
     func testADoubleInsideACodableValueIsExact() throws {
         let specimen = try importOne(#"{"code": "a", "size": {"width": 0.30000000000000004, "height": 1e-320, "tags": ["x"]}}"#)
         XCTAssertEqual(specimen.size.width.bitPattern, (0.1 + 0.2).bitPattern)

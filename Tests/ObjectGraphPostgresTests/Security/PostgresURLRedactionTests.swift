@@ -171,6 +171,14 @@ final class PostgresURLRedactionTests: XCTestCase {
                        "postgres://app@db/shop?passwords=kept")
     }
 
+    /// A `#` left unencoded in a password option starts a fragment for `URL` (libpq reads it as
+    /// part of the value): the rest of the password was shown after `password=***`.
+    func testAFragmentIsNeverShown() {
+        XCTAssertEqual(DatabaseServerLocation.redacted(URL(string: "postgres://app@db/shop?password=Secr#3tTail")!),
+                       "postgres://app@db/shop?password=***#***")
+        XCTAssertEqual(DatabaseServerLocation.redacted(URL(string: "postgres://app@db/shop#Tail")!), "postgres://app@db/shop#***")
+    }
+
     func testAPasswordOptionLogsInAndOneGivenTwiceIsRefused() throws {
         let database = try PostgresTestServer.newDatabase("passwordoption")
         var components = try XCTUnwrap(URLComponents(url: database, resolvingAgainstBaseURL: false))

@@ -72,6 +72,41 @@ final class AppleStoreModelCacheTests: StoreTestCase {
         }
     }
 
+    /// Every fixture's cache truncated at random lengths and with random bits flipped: the
+    /// reader returns a model or throws its `Failure`, never traps or hangs, and a store with
+    /// such a cache opens with a model or refuses with a `StoreError`. Seeded
+    /// (`MANAGEDRECORD_MODELCACHE_SEED`), `MANAGEDRECORD_MODELCACHE_CASES` per fixture (default 60).
+    func testTruncatedAndBitFlippedCachesAreReadOrRefusedNeverATrap() throws {
+        let environment = ProcessInfo.processInfo.environment
+        let seed = environment["MANAGEDRECORD_MODELCACHE_SEED"].flatMap(UInt64.init) ?? UInt64.random(in: 1...1_000_000)
+        let cases = environment["MANAGEDRECORD_MODELCACHE_CASES"].flatMap(Int.init) ?? 60
+        var random = SplitMix(seed: seed)
+        print("AppleStoreModelCacheTests: corrupted caches from seed \(seed) (MANAGEDRECORD_MODELCACHE_SEED)")
+        for (folder, name) in stores {
+            let url = try Fixtures.copy(folder, name, into: directory)
+            guard case .blob(let original)? = try SQLiteFile(url).scalar("SELECT Z_CONTENT FROM Z_MODELCACHE") else {
+                return XCTFail("\(name) has a cache")
+            }
+            for index in 0..<cases {
+                var bytes = [UInt8](original)
+                if index % 3 == 0 {
+                    bytes = Array(bytes.prefix(Int(random.next() % UInt64(bytes.count))))
+                } else {
+                    for _ in 0..<(1 + random.next() % 4) where !bytes.isEmpty {
+                        bytes[Int(random.next() % UInt64(bytes.count))] ^= UInt8(1) << (random.next() % 8)
+                    }
+                }
+                do {
+                    let xml = try ModelCacheArchive.modelXML(compressed: Data(bytes))
+                    _ = try? ManagedObjectModel.reading(contentsXML: xml, file: url)   // a model, or a typed refusal
+                } catch is ModelCacheArchive.Failure {
+                } catch {
+                    XCTFail("seed \(seed), \(name) case \(index): \(error) is not the reader's Failure")
+                }
+            }
+        }
+    }
+
     func testAStoreWithoutAModelCacheStillSaysItDoesNotDescribeItsModel() throws {
         let url = try Fixtures.copy("MigrationRevised", "CoreDataMigration_Example_1.sqlite", into: directory)
         _ = try SQLiteFile(url, readOnly: false).rows("DELETE FROM Z_MODELCACHE")

@@ -30,17 +30,24 @@ struct BinaryPropertyList {
         let offsetSize = Int(bytes[trailer + 6])
         let referenceSize = Int(bytes[trailer + 7])
         func integer(at offset: Int, size: Int) throws -> Int {
-            guard size > 0, size <= 8, offset >= 0, offset + size <= bytes.count else { throw Failure(description: "an offset out of the file") }
+            guard size > 0, size <= 8, offset >= 0, offset <= bytes.count - size else { throw Failure(description: "an offset out of the file") }
             return bytes[offset..<(offset + size)].reduce(0) { $0 << 8 | Int($1) }
         }
-        let count = try integer(at: trailer + 8, size: 8)
-        top = try integer(at: trailer + 16, size: 8)
-        let table = try integer(at: trailer + 24, size: 8)
-        guard count < bytes.count, top < count else { throw Failure(description: "a trailer that does not fit the file") }
+        // A count, offset, length or reference: never negative, and never past the file
+        // (what a damaged file holds there is refused here, not used as an index).
+        func position(at offset: Int, size: Int) throws -> Int {
+            let value = try integer(at: offset, size: size)
+            guard value >= 0, value < bytes.count else { throw Failure(description: "an offset or length out of the file") }
+            return value
+        }
+        let count = try position(at: trailer + 8, size: 8)
+        top = try position(at: trailer + 16, size: 8)
+        let table = try position(at: trailer + 24, size: 8)
+        guard top < count else { throw Failure(description: "a trailer that does not fit the file") }
         var objects: [Value] = []
         objects.reserveCapacity(count)
         for index in 0..<count {
-            var offset = try integer(at: table + index * offsetSize, size: offsetSize)
+            var offset = try position(at: table + index * offsetSize, size: offsetSize)
             guard offset < trailer else { throw Failure(description: "an object out of the file") }
             let marker = bytes[offset]
             offset += 1
@@ -49,11 +56,15 @@ struct BinaryPropertyList {
             if [0x4, 0x5, 0x6, 0xA, 0xC, 0xD].contains(kind) && info == 0x0F {
                 guard offset < trailer, bytes[offset] >> 4 == 0x1 else { throw Failure(description: "a length that is not an integer") }
                 let size = 1 << Int(bytes[offset] & 0x0F)
-                info = try integer(at: offset + 1, size: size)
+                info = try position(at: offset + 1, size: size)
                 offset += 1 + size
             }
-            func references(_ count: Int, at start: Int) throws -> [Int] {
-                try (0..<count).map { try integer(at: start + $0 * referenceSize, size: referenceSize) }
+            func references(_ number: Int, at start: Int) throws -> [Int] {
+                try (0..<number).map { index in
+                    let reference = try position(at: start + index * referenceSize, size: referenceSize)
+                    guard reference < count else { throw Failure(description: "a reference to an object the file does not hold") }
+                    return reference
+                }
             }
             switch kind {
             case 0x0: objects.append(info == 0x9 ? .bool(true) : info == 0x8 ? .bool(false) : .null)

@@ -40,7 +40,8 @@ public struct DatabaseServerLocation: Sendable, CustomStringConvertible, CustomD
 
     /// `url` as text without its secrets: the password of its user info is dropped (`user@`
     /// stays), and the value of every query option naming a password — `password` and
-    /// `sslpassword`, in any case, its name percent-encoded or not — reads `***`. The one
+    /// `sslpassword`, in any case, its name percent-encoded or not — reads `***`, as does a
+    /// fragment (what follows an unencoded `#`). The one
     /// function every message, log line, description and error URL of a server store uses.
     public static func redacted(_ url: URL) -> String { redacted(url.absoluteString) }
 
@@ -78,6 +79,8 @@ public struct DatabaseServerLocation: Sendable, CustomStringConvertible, CustomD
             }
             result += "?" + items.joined(separator: "&")
         }
-        return result + fragment
+        // A PostgreSQL URL has no fragment: one is what followed a `#` left unencoded, in a
+        // password as likely as anywhere (libpq reads it as part of the option's value).
+        return result + (fragment.isEmpty ? "" : "#***")
     }
 }
