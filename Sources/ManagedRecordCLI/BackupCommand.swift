@@ -26,12 +26,8 @@ struct BackupCommand: ParsableCommand {
 
     func run() throws {
         try reportingErrors {
-            // A copy named as a store's -wal or -journal would be taken by the store's next
-            // open for a damaged log and deleted: refused as export's --output is.
-            // (An existing copy is refused by the backup itself: it never replaces a file.)
-            if !FileManager.default.fileExists(atPath: copy) {
-                try OutputFile.refuseStore(at: copy, readingStore: URL(fileURLWithPath: store), remedy: "give the copy another name")
-            }
+            // A COPY that exists, or is named as a store's -wal, -shm or -journal, is refused
+            // by the library's backup before anything is written.
             let progress = PageProgress(verb: "copied")
             try PersistentContainer.backup(storeAt: URL(fileURLWithPath: store), to: URL(fileURLWithPath: copy),
                                            options: keepUmask ? [.keepsProcessUmask] : [], progress: progress.report)

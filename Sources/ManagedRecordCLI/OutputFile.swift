@@ -53,23 +53,22 @@ struct OutputFile {
 
     /// Throws unless `path` is safe to write over: not the store read (by any name: a link,
     /// `./`, another spelling), not one of its companions, not a file that holds a SQLite
-    /// database, journal or WAL, and not the companion of another store. `remedy` ends the
-    /// error (what to give instead).
-    static func refuseStore(at path: String, readingStore store: URL, remedy: String = "give --output another file") throws {
+    /// database, journal or WAL, and not the companion of another store.
+    static func refuseStore(at path: String, readingStore store: URL) throws {
         let output = canonicalPath(path)
         for suffix in [""] + companionSuffixes {
             let file = store.path + suffix
             if output == canonicalPath(file) || sameFile(path, file) {
-                throw CLIError(.outputIsAStore, "the output \(path) is \(suffix.isEmpty ? "the store" : "the store's \(suffix) file") this command reads; writing it would destroy the store. Nothing was written: \(remedy)")
+                throw CLIError(.outputIsAStore, "the output \(path) is \(suffix.isEmpty ? "the store" : "the store's \(suffix) file") this command reads; writing it would destroy the store. Nothing was written: give --output another file")
             }
         }
         if let kind = sqliteFileKind(at: path) {
-            throw CLIError(.outputIsAStore, "the output \(path) is \(kind); writing it would destroy it. Nothing was written: \(remedy)")
+            throw CLIError(.outputIsAStore, "the output \(path) is \(kind); writing it would destroy it. Nothing was written: give --output another file")
         }
         for suffix in companionSuffixes where path.hasSuffix(suffix) {
             let base = String(path.dropLast(suffix.count))
             if sqliteFileKind(at: base) == "a SQLite database" {
-                throw CLIError(.outputIsAStore, "the output \(path) is the \(suffix) file of the store \(base); writing it would corrupt that store. Nothing was written: \(remedy)")
+                throw CLIError(.outputIsAStore, "the output \(path) is the \(suffix) file of the store \(base); writing it would corrupt that store. Nothing was written: give --output another file")
             }
         }
     }

@@ -27,7 +27,10 @@ extension PersistentContainer {
     ///   - destination: the copy's path; its folder is created (`0700`) when missing.
     ///   - progress: called on this thread after each step of pages.
     /// - Throws: ``StoreError`` `.cannotOpen` when `destination` (or its `-wal`, `-shm` or
-    ///   `-journal`) exists, as a backup never replaces a file, and for a database server
+    ///   `-journal`) exists, as a backup never replaces a file; when `destination` is named as
+    ///   a store's `-wal`, `-shm` or `-journal` (`Store.sqlite-wal` beside `Store.sqlite`, this
+    ///   store's or another's), which SQLite would take for that store's log and delete at its
+    ///   next open (nothing is written); and for a database server
     ///   store (back it up with the server's own tools, such as `pg_dump`); `.diskFull`,
     ///   `.ioError` and the like when writing fails (nothing is left at `destination`).
     public func backup(to destination: URL, progress: BackupProgressHandler? = nil) throws {
@@ -46,6 +49,7 @@ extension PersistentContainer {
     ///   `store` is not a Core Data store.
     public static func backup(storeAt store: URL, to destination: URL, options: Options = [],
                               progress: BackupProgressHandler? = nil) throws {
+        try SQLiteBackup.refuseDestination(destination)   // before the store is read: nothing is created
         let source = try SQLiteBackup.openStoreFile(store, checkingIntegrity: false)
         defer { source.close() }
         try SQLiteBackup.write(from: source, to: destination, fileMode: StoreFileMode(options), progress: progress)
@@ -68,7 +72,9 @@ extension PersistentContainer {
     /// ```
     ///
     /// - Throws: ``StoreError`` `.locked` when the store is open elsewhere (nothing is
-    ///   changed); `.notADatabase` or `.notACoreDataStore` for a copy that is not a sound
+    ///   changed); `.cannotOpen` for a copy named as a store's `-wal`, `-shm` or `-journal`
+    ///   (`store`'s own, or another existing store's), which the store's open would delete:
+    ///   rename it first; `.notADatabase` or `.notACoreDataStore` for a copy that is not a sound
     ///   store; the error met writing.
     public static func restore(storeAt store: URL, from copy: URL, options: Options = [],
                                progress: BackupProgressHandler? = nil) throws {

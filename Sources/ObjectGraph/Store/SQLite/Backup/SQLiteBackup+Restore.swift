@@ -20,9 +20,12 @@ extension SQLiteBackup {
     /// library in a rollback-journal mode holds ``StoreInUseLock`` instead. The lock is held
     /// until the restore is done, so nobody opens the store half-restored either.
     ///
-    /// - Throws: ``StoreError`` `.locked` when the store is open elsewhere; `.notADatabase` or
-    ///   `.notACoreDataStore` for a copy that is not a sound store; the error SQLite met.
+    /// - Throws: ``StoreError`` `.locked` when the store is open elsewhere; `.cannotOpen` for a
+    ///   copy named as a store's `-wal`, `-shm` or `-journal` (``StoreCompanionName``), which
+    ///   the store's open would delete; `.notADatabase` or `.notACoreDataStore` for a copy that
+    ///   is not a sound store; the error SQLite met.
     static func restore(from copyURL: URL, to store: URL, fileMode: StoreFileMode, progress: BackupProgressHandler?) throws {
+        try StoreCompanionName.refuseAsRestoreSource(copyURL, into: store)
         let copy = try openStoreFile(copyURL, checkingIntegrity: true)
         defer { copy.close() }
         guard FileManager.default.fileExists(atPath: store.path) else {

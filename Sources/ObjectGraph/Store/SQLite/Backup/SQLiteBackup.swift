@@ -72,10 +72,11 @@ enum SQLiteBackup {
     /// or complete. Temporary files of backups whose process died are removed first.
     ///
     /// - Throws: ``StoreError`` `.cannotOpen` when `destination` (or its `-wal`, `-shm` or
-    ///   `-journal`) exists; the store error for what SQLite or the file system reported.
+    ///   `-journal`) exists, or is named as a store's `-wal`, `-shm` or `-journal`
+    ///   (``StoreCompanionName``); the store error for what SQLite or the file system reported.
     static func write(from source: SQLiteConnection, to destination: URL, fileMode: StoreFileMode,
                       progress: BackupProgressHandler?) throws {
-        try refuseExisting(destination)
+        try refuseDestination(destination)
         let folder = destination.deletingLastPathComponent()
         try fileMode.createFolder(folder, for: destination)
         removeTemporariesOfDeadProcesses(for: destination)
@@ -121,6 +122,15 @@ enum SQLiteBackup {
         }
         let reason = code == EEXIST ? "a file appeared there while the backup ran" : String(cString: strerror(code))
         throw StoreError(.cannotOpen, url: destination, "the backup could not be put in place at \(destination.path) (\(reason)); nothing was left there")
+    }
+
+    /// Throws when no backup may be written at `destination`: it (or a companion) exists
+    /// (``refuseExisting(_:)``), or it is named as a store's companion
+    /// (``StoreCompanionName/refuseAsBackup(_:)``). Checked before the store is opened, too:
+    /// reading a WAL store creates its `-wal` and `-shm`.
+    static func refuseDestination(_ destination: URL) throws {
+        try refuseExisting(destination)
+        try StoreCompanionName.refuseAsBackup(destination)
     }
 
     /// Throws when `destination` or one of its companions exists: a backup never replaces a
