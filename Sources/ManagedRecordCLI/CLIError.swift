@@ -10,6 +10,8 @@ struct CLIError: Error, CustomStringConvertible {
         case needsMigration
         /// An output path is a store, or a store's `-wal`, `-shm` or `-journal`.
         case outputIsAStore
+        /// The input of `import` is empty (or only white space): there is nothing to import.
+        case emptyInput
         case other
     }
 

@@ -41,21 +41,45 @@ struct ImportCommand: ParsableCommand {
         return records.isEmpty ? nil : records
     }
 
+    /// The bytes to import: standard input for `-`, else the file at `file` read to its end
+    /// through one descriptor, so a device or a pipe (`/dev/null`, `<(...)`) reads as a file
+    /// does (`FileManager.contents(atPath:)` returned nil for `/dev/null`).
+    ///
+    /// - Throws: ``CLIError`` `.emptyInput` when the input holds nothing but white space;
+    ///   `.other` when the file cannot be opened or read.
+    static func input(_ file: String) throws -> Data {
+        let data: Data
+        if file == "-" {
+            data = FileHandle.standardInput.readDataToEndOfFile()
+        } else {
+            var isFolder: ObjCBool = false
+            if FileManager.default.fileExists(atPath: file, isDirectory: &isFolder), isFolder.boolValue {
+                throw CLIError("cannot read \(file): it is a folder; give a file of JSON records, or - for standard input")
+            }
+            guard let handle = FileHandle(forReadingAtPath: file) else {
+                throw CLIError("cannot read \(file): check the path and its permissions")
+            }
+            defer { try? handle.close() }
+            do {
+                data = try handle.readToEnd() ?? Data()
+            } catch {
+                throw CLIError("cannot read \(file) (\(error.localizedDescription)): give a file of JSON records, or - for standard input")
+            }
+        }
+        guard data.contains(where: { ![0x20, 0x09, 0x0A, 0x0D].contains($0) }) else {
+            let name = file == "-" ? "standard input" : file
+            throw CLIError(.emptyInput, "\(name) is empty: nothing was imported (it holds no JSON, at most white space); give a JSON array of records, one record, or JSON Lines, as `managedrecord export` writes")
+        }
+        return data
+    }
+
     func validate() throws {
         if let batchSize, batchSize < 1 { throw ValidationError("--batch-size must be 1 or more, not \(batchSize)") }
     }
 
     func run() throws {
         try reportingErrors {
-            let data: Data
-            if file == "-" {
-                data = FileHandle.standardInput.readDataToEndOfFile()
-            } else {
-                guard let contents = FileManager.default.contents(atPath: file) else {
-                    throw CLIError("cannot read \(file): check the path and its permissions")
-                }
-                data = contents
-            }
+            let data = try Self.input(file)
             let opened = try store.open(writable: true)
             _ = try opened.entity(entity)
             var options = JSONImportOptions(relatedBy: try relatedBy.mapping(in: opened), strict: strict, batchSize: batchSize)

@@ -63,4 +63,24 @@ final class CLIErrorTests: XCTestCase {
         XCTAssertTrue(run.stderr.contains("there is no store file here"), run.stderr)
         XCTAssertFalse(FileManager.default.fileExists(atPath: missing.path))
     }
+
+    /// An empty input says so, whatever it is: `/dev/null` got "cannot read /dev/null: check
+    /// the path and its permissions", an empty file `malformedJSON`.
+    func testImportOfAnEmptyInputSaysItIsEmptyAndImportsNothing() throws {
+        let folder = URL(fileURLWithPath: store).deletingLastPathComponent()
+        let empty = folder.appendingPathComponent("empty.json"), blank = folder.appendingPathComponent("blank.json")
+        try Data().write(to: empty)
+        try Data(" \n\t\r\n".utf8).write(to: blank)
+        for (file, input, name) in [(empty.path, nil, empty.path), (blank.path, nil, blank.path),
+                                    ("/dev/null", nil, "/dev/null"), ("-", "", "standard input")] {
+            let run = try CommandLineRun.tool("import", store, "Employee", file, input: input)
+            XCTAssertEqual(run.status, 1, file)
+            XCTAssertEqual(run.stdout, "", file)
+            XCTAssertTrue(run.stderr.contains("\(name) is empty: nothing was imported"), run.stderr)
+            XCTAssertEqual(try CommandLineRun.tool("count", store, "Employee").succeeded(), "5\n")
+        }
+        let folderRun = try CommandLineRun.tool("import", store, "Employee", folder.path)
+        XCTAssertEqual(folderRun.status, 1)
+        XCTAssertTrue(folderRun.stderr.contains("cannot read \(folder.path): it is a folder"), folderRun.stderr)
+    }
 }
