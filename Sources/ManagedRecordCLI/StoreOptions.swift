@@ -50,6 +50,10 @@ struct StoreOptions: ParsableArguments {
         if writable {
             try requireStoreFile()
             if try PersistentStoreCoordinator.requiresMigration(model: model, storeURL: storeURL) { throw needsMigration }
+        } else if (try? PersistentStoreCoordinator.requiresMigration(model: model, storeURL: storeURL)) == true {
+            // Checked before the container opens the store: a read-only open of a WAL store
+            // leaves its -wal and -shm behind, and a refused command leaves the folder as it was.
+            throw needsMigration
         }
         do {
             let container = try PersistentContainer(name: storeURL.deletingPathExtension().lastPathComponent, model: model,

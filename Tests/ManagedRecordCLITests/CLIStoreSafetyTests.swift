@@ -67,11 +67,15 @@ final class CLINoMigrationTests: XCTestCase {
 
     private func assertRefused(_ arguments: [String], input: String? = nil, file: StaticString = #filePath, line: UInt = #line) throws {
         let before = CLITestStores.bytes(of: store)
+        let folder = store.deletingLastPathComponent().path
+        let names = try FileManager.default.contentsOfDirectory(atPath: folder).sorted()
         let run = try CommandLineRun.tool(arguments: arguments + ["--model", newer], input: input)
         XCTAssertEqual(run.status, 1, "\(arguments): \(run.stdout)", file: file, line: line)
         XCTAssertTrue(run.stderr.contains("this command does not migrate it (only `managedrecord migrate` does"), "\(arguments): \(run.stderr)", file: file, line: line)
         XCTAssertTrue(run.stderr.contains("run `managedrecord migrate \(store.path) --model \(newer) --dry-run`"), "\(arguments): \(run.stderr)", file: file, line: line)
         XCTAssertEqual(CLITestStores.bytes(of: store), before, "\(arguments) changed the store", file: file, line: line)
+        // A refused command leaves the folder as it found it (it left a -wal and a -shm).
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: folder).sorted(), names, "\(arguments)", file: file, line: line)
     }
 
     func testHistoryEnableWithANewerModelIsRefusedAndTheStoreIsUnchanged() throws {
@@ -92,6 +96,20 @@ final class CLINoMigrationTests: XCTestCase {
     func testWritingCommandsWithANewerModelAreRefused() throws {
         try assertRefused(["import", store.path, "Post", "-"], input: #"[{"postID": "new"}]"#)
         try assertRefused(["delete", store.path, "Post", "--all", "--yes"])
+    }
+
+    /// On a WAL store, a refused command left a `-wal` and a `-shm` where there were none.
+    func testCommandsRefusedOnAWALStoreLeaveTheFolderAsItWas() throws {
+        let older = CLITestStores.fixtures.appendingPathComponent("MigrationRevised/v1.xcdatamodel-contents.xml").path
+        // A write with the store's own model turns it to WAL, and removes its -wal on exit.
+        XCTAssertEqual(try CommandLineRun.tool("import", store.path, "Post", "-", "--model", older, input: "[]").succeeded(),
+                       "inserted 0, updated 0, skipped 0\n")
+        XCTAssertEqual(FileManager.default.contents(atPath: store.path)?[18], 2, "the store is in WAL mode")
+        for arguments in [["count", store.path, "Post"], ["fetch", store.path, "Post"], ["schema", store.path],
+                          ["history", store.path, "--enable"], ["delete", store.path, "Post", "--all", "--yes"]] {
+            try assertRefused(arguments)
+        }
+        try assertRefused(["import", store.path, "Post", "-"], input: "[]")
     }
 
     func testMigrateStillMigrates() throws {

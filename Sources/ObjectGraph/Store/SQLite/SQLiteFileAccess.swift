@@ -131,6 +131,35 @@ enum SQLiteFileAccess {
         }
     }
 
+    /// A connection that reads the store at `url` (its metadata, to decide whether to open
+    /// it) and, closed, leaves its folder as it found it.
+    ///
+    /// Reading a WAL store creates its `-wal` and `-shm`, and a read-only connection cannot
+    /// remove them when it closes, so every look at a WAL store whose companions were absent
+    /// left both behind, even when the look refused the store (a model mismatch). So such a
+    /// store, when its file and folder can be written, is opened read-write and only read: SQLite then
+    /// removes the two files as the last connection closes, as for every writer, after its
+    /// own lock shows that no other connection has the store open. Any other store is opened
+    /// as ``openReadOnly(_:)`` opens it (a rollback-journal store gets no companion).
+    static func openForInspection(_ url: URL) throws -> SQLiteConnection {
+        let companionsAbsent = ["-wal", "-shm"].allSatisfy { !FileManager.default.fileExists(atPath: url.path + $0) }
+        if companionsAbsent, isInWALMode(url), denial(url.path, W_OK) == nil,
+           denial(url.deletingLastPathComponent().path, W_OK) == nil,
+           let connection = try? SQLiteConnection(path: url.path, create: false) {
+            return connection
+        }
+        return try openReadOnly(url).connection
+    }
+
+    /// Whether the database file at `url` says, in its header (bytes 18 and 19), that it is in
+    /// WAL mode.
+    private static func isInWALMode(_ url: URL) -> Bool {
+        guard let handle = FileHandle(forReadingAtPath: url.path) else { return false }
+        defer { try? handle.close() }
+        guard let header = try? handle.read(upToCount: 20), header.count == 20 else { return false }
+        return header[header.startIndex + 18] == 2 && header[header.startIndex + 19] == 2
+    }
+
     /// The `file:` URI that opens the store at `url` for reading only (for `ATTACH`).
     static func readOnlyURI(_ url: URL) -> String {
         uri(url, "mode=ro")

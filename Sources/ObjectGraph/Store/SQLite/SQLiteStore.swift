@@ -406,7 +406,7 @@ final class SQLiteStore: PersistentStore {
     static func requiresMigration(model: ManagedObjectModel, url: URL) throws -> Bool {
         guard FileManager.default.fileExists(atPath: url.path) else { return false }
         try SQLiteFileAccess.check(url, readOnly: true)
-        let connection = try SQLiteFileAccess.openReadOnly(url).connection
+        let connection = try SQLiteFileAccess.openForInspection(url)   // leaves no -wal or -shm behind
         defer { connection.close() }
         guard try connection.tableExists("Z_METADATA") else { return false }
         let metadata = try readMetadata(writer: connection, url: url)
