@@ -99,17 +99,26 @@ struct ExactDecimalArgumentTests {
     }
 
     // Held already when written (issue 38 item 5): kept so that the export stays exact.
-    @Test("A Decimal is exported as its exact digits (JSON and JSON Lines)", arguments: StoreKind.allCases)
+    @Test("A Decimal is exported as its exact digits (JSON and JSON Lines) and imported back equal", arguments: StoreKind.allCases)
     func exportIsExact(_ kind: StoreKind) throws {
         let (low, high) = pair(kind)
         let container = try savedSamples(kind, [(low, -high)])
         defer { container.persistentStoreCoordinator.close() }
         let fresh = ManagedObjectContext(coordinator: container.persistentStoreCoordinator)
-        let exported = String(decoding: try fresh.exportJSON(FetchRequest<ValueSample>()), as: UTF8.self)
+        let data = try fresh.exportJSON(FetchRequest<ValueSample>())
+        let exported = String(decoding: data, as: UTF8.self)
         #expect(exported.contains("\"decimal\":\(low)"), "\(exported)")
         #expect(exported.contains("\"optionalDecimal\":-\(high)"), "\(exported)")
         var lines: [String] = []
         try fresh.exportJSONLines(FetchRequest<ValueSample>()) { lines.append(String(decoding: $0, as: UTF8.self)) }
         #expect(lines.count == 1 && lines[0].contains("\(low)") && lines[0].contains("-\(high)"), "\(lines)")
+
+        // Imported into an empty store of the same kind, it reads back equal.
+        let target = try savedSamples(kind, [])
+        defer { target.persistentStoreCoordinator.close() }
+        try target.viewContext.importJSON(data, entityName: "ValueSample")
+        try target.viewContext.save()
+        let read = try ManagedObjectContext(coordinator: target.persistentStoreCoordinator).fetch(FetchRequest<ValueSample>())
+        #expect(read.map(\.decimal) == [low] && read.map(\.optionalDecimal) == [-high])
     }
 }
