@@ -12,7 +12,7 @@ final class PricedItem: ManagedObject {
 
 /// A Decimal argument reaches the store as exactly as a saved Decimal does: on PostgreSQL,
 /// whose `numeric` columns keep 38 digits, a predicate's Decimal (format string, `IN` list,
-/// `#Predicate`) and the uniqueness check's Decimal are sent as their exact text, so two
+/// `#Predicate`, a dictionary fetch's HAVING) and the uniqueness check's Decimal are sent as their exact text, so two
 /// Decimals that differ past 15 significant digits are told apart; on SQLite, which keeps at
 /// most 15 (docs/stores.md), values that differ within 15 digits are. A Decimal is exported
 /// as its exact digits on both stores.
@@ -47,7 +47,7 @@ struct ExactDecimalArgumentTests {
 
     // Before: on PostgreSQL the argument was bound as a double, so `decimal == %@` with the
     // first value matched both rows, and `decimal > %@` matched neither.
-    @Test("A Decimal argument compares exactly (==, !=, >, IN, BETWEEN, #Predicate)", arguments: StoreKind.allCases)
+    @Test("A Decimal argument compares exactly (==, !=, >, IN, BETWEEN, #Predicate, HAVING)", arguments: StoreKind.allCases)
     func predicateArgumentsAreExact(_ kind: StoreKind) throws {
         let (low, high) = pair(kind)
         let container = try savedSamples(kind, [(low, low), (high, high)])
@@ -65,6 +65,16 @@ struct ExactDecimalArgumentTests {
         #expect(try serials("decimal BETWEEN %@", [high, high]) == [2])
         #expect(try fresh.fetch(ValueSample.self, where: #Predicate { $0.decimal == low }).map(\.serial) == [1])
         #expect(try fresh.count(for: FetchRequest<ValueSample>(predicate: FetchPredicate("decimal == %@", high))) == 1)
+        // Before: HAVING bound its Decimal as a double too (PostgreSQL: both groups' sums
+        // matched), and SQLite compared the sum's exact text with the number (none matched).
+        var groups = FetchRequest<ValueSample>(sortDescriptors: [SortKey("serial")])
+        groups.propertiesToFetch = ["serial", .aggregate(.sum, of: "decimal", as: "total")]
+        groups.propertiesToGroupBy = ["serial"]
+        groups.havingPredicate = try FetchPredicate("total == %@", low)
+        let having = try fresh.fetchDictionaries(groups)
+        #expect(having.map { $0["serial"] as? Int } == [1], "\(having)")
+        groups.havingPredicate = try FetchPredicate("total > %@", low)
+        #expect(try fresh.fetchDictionaries(groups).map { $0["serial"] as? Int } == [2])
         // A Decimal against the other number types still compares as a number.
         #expect(try serials("double == %@ AND int64 < %@ AND %@ < decimal", Decimal(0), Decimal(string: "0.5")!, Decimal(-1)) == [1, 2])
     }

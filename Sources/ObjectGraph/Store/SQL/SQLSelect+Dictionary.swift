@@ -30,7 +30,9 @@ extension SQLSelect {
             var names: [String: (sql: String, parameters: [SQLValue])] = [:]
             for (index, column) in request.columns.enumerated() {
                 if Dialect.namesSelectAliases {
-                    names[column.name] = ("c\(index)", [])
+                    // A Decimal's sum or average is SQLite's exact text: compared as a number.
+                    let decimalText = column.path.attributeType == .decimal && (column.function == .sum || column.function == .average)
+                    names[column.name] = (decimalText ? "CAST(c\(index) AS REAL)" : "c\(index)", [])
                     continue
                 }
                 // The columns' SQL again; aggregates compared as numbers (a Decimal's exact
