@@ -79,6 +79,19 @@ struct ExactDecimalArgumentTests {
         #expect(try serials("double == %@ AND int64 < %@ AND %@ < decimal", Decimal(0), Decimal(string: "0.5")!, Decimal(-1)) == [1, 2])
     }
 
+    // Before: both stores sorted a Decimal's sum by its text ("100" before "20").
+    @Test("A dictionary fetch sorts by a Decimal's sum and average as numbers", arguments: StoreKind.allCases)
+    func sortByDecimalSumIsNumeric(_ kind: StoreKind) throws {
+        let container = try savedSamples(kind, [(100, nil), (20, nil), (-3, nil), (9.5, nil)])
+        defer { container.persistentStoreCoordinator.close() }
+        var groups = FetchRequest<ValueSample>(sortDescriptors: [SortKey("total")])
+        groups.propertiesToFetch = ["serial", .aggregate(.sum, of: "decimal", as: "total"), .aggregate(.average, of: "decimal", as: "mean")]
+        groups.propertiesToGroupBy = ["serial"]
+        #expect(try container.viewContext.fetchDictionaries(groups).map { $0["serial"] as? Int } == [3, 4, 2, 1])
+        groups.sortDescriptors = [SortKey("mean", ascending: false)]
+        #expect(try container.viewContext.fetchDictionaries(groups).map { $0["serial"] as? Int } == [1, 2, 4, 3])
+    }
+
     // Before: on PostgreSQL the uniqueness check bound the Decimal as a double and refused
     // the second item as a duplicate of the first.
     @Test("A unique Decimal that differs from a stored one past a double's digits is no conflict", arguments: StoreKind.allCases)
