@@ -184,7 +184,11 @@ extension PredicateBinder {
             FetchPredicateError(.typeMismatch, "'\(c.lhs)' is a \(kind), so it cannot be compared with the \(value.typeName) \(value) in '\(PredicateNode.comparison(c))'",
                            entity: scopes[0].name, key: c.lhs.description)
         }
-        guard let stored = Self.convert(value, to: kind) else { throw mismatch() }
+        guard var stored = Self.convert(value, to: kind) else { throw mismatch() }
+        // A Decimal stays one, so that a store that keeps Decimals exactly (PostgreSQL's
+        // `numeric`) compares with all its digits; SQLite and the in-memory evaluation
+        // compare its double, as before.
+        if case .decimal(let decimal) = value, kind == .number || kind == .null { stored.0 = .decimal(decimal) }
         return stored
     }
 

@@ -170,6 +170,10 @@ enum PredicateEvaluator {
     /// SQLite's order for two non-NULL values of one kind; nil when either is NULL or the
     /// kinds differ (numbers, text, bytes, objects).
     static func order(_ a: SlotValue, _ b: SlotValue) -> ComparisonResult? {
+        // A Decimal as the double SQLite keeps (a bound predicate keeps a Decimal argument
+        // whole for PostgreSQL's `numeric`, ``PredicateBinder``).
+        if case .decimal(let x) = a { return order(.double(x.storedDouble), b) }
+        if case .decimal(let y) = b { return order(a, .double(y.storedDouble)) }
         if case .int(let x) = a, case .int(let y) = b { return x == y ? .orderedSame : (x < y ? .orderedAscending : .orderedDescending) }
         if case .int(let x) = a, case .double(let y) = b { return exactOrder(x, y) }
         if case .double(let x) = a, case .int(let y) = b { return exactOrder(y, x).map(Self.reversed) }

@@ -212,6 +212,50 @@ struct StoreMigrationTests {
         try assertStillAtVersion1(store, v1)
     }
 
+    /// Writers named by `codes` (sorted by name), at version 1, in `store`.
+    private func writeCodes(_ store: TestStore, _ codes: [(name: String, code: String)]) throws {
+        let container = try open(store, try fileModel(Self.writerV1))
+        defer { container.persistentStoreCoordinator.close() }
+        let existing = try container.viewContext.fetch(FetchRequest<ManagedObject>(entityName: "Writer"))
+        for object in existing { container.viewContext.delete(object) }
+        for (name, code) in codes {
+            let writer = try container.viewContext.insertNewObject(forEntityName: "Writer")
+            try writer.setValue(name, forKey: "name")
+            try writer.setValue(code, forKey: "code")
+        }
+        try container.viewContext.save()
+    }
+
+    private static let decimalCodeModel = writerV1.replacingOccurrences(of: #"name="code" optional="YES" attributeType="String""#,
+                                                                       with: #"name="code" optional="YES" attributeType="Decimal""#)
+
+    // Before: on PostgreSQL the text went through a double, so the 38-digit code read back
+    // as 1234567890123456800000000000 (and a code past a Decimal's 38 digits or 1e-128 was
+    // kept in `numeric` but read back changed).
+    @Test("Text migrated to Decimal keeps every digit the store keeps; what a Decimal cannot hold is refused", arguments: StoreKind.allCases)
+    func textToDecimalIsExact(_ kind: StoreKind) throws {
+        let store = try kind.newStore()
+        let long = kind == .postgres ? "1234567890123456789012345678.9012345678" : "12345.6789012345"
+        let refused = ["NaN"] + (kind == .postgres ? ["123456789012345678901234567890123456789", "1e-129", "-1e170"] : [])
+        for code in refused {
+            try writeCodes(store, [("Ada", code)])
+            #expect {
+                try open(store, try fileModel(Self.decimalCodeModel))
+            } throws: { error in
+                let migration = error as? MigrationError
+                return migration?.code == .unconvertibleValue && migration?.property == "code"
+                    && migration?.message.contains("which does not convert to Decimal") == true
+            }
+        }
+        try writeCodes(store, [("Ada", long), ("Grace", " -0.000000000000000000123456789012345 "), ("Hedy", "")])
+        let container = try open(store, try fileModel(Self.decimalCodeModel))
+        defer { container.persistentStoreCoordinator.close() }
+        var request = FetchRequest<ManagedObject>(entityName: "Writer")
+        request.sortDescriptors = [SortKey("name")]
+        let codes = try container.viewContext.fetch(request).map { $0.value(forKey: "code") as? Decimal }
+        #expect(codes == [Decimal(string: long)!, Decimal(string: "-0.000000000000000000123456789012345")!, nil], "\(codes)")
+    }
+
     @Test("A model bundle's version chain migrates through every version in one move", arguments: StoreKind.allCases)
     func bundleChainMigrates(_ kind: StoreKind) throws {
         let store = try kind.newStore()

@@ -16,8 +16,9 @@ struct PostgresUniqueness {
     /// One conflict per object that has another's values (nil never conflicts;
     /// ``SaveRequest/uniquenessConflicts(in:storedIDs:)``).
     func conflicts() throws -> [ConstraintConflictError.Conflict] {
-        try request.uniquenessConflicts(in: layout) { sql, values in
-            try session.objectIDs(sql, values.map(\.storedValue), layout: layout, store: store)
+        // Decimals as their exact text, cast to `numeric`, as a save writes them.
+        try request.uniquenessConflicts(in: layout, placeholder: PostgresDialect.columnPlaceholder) { sql, values in
+            try session.objectIDs(sql, values.map(PostgresDialect.columnValue), layout: layout, store: store)
         }
     }
 }

@@ -44,7 +44,8 @@ enum PostgresDialect: SQLDialect {
     }
 
     /// `values` as the text of a PostgreSQL array literal and its element type, when every
-    /// value is an integer (or object ID), every one a double, or every one text; else nil.
+    /// value is an integer (or object ID), every one a double, every one a Decimal (exact
+    /// `numeric` text), or every one text; else nil.
     static func arrayParameter(_ values: [SlotValue]) -> (literal: String, type: String)? {
         var items: [String] = []
         items.reserveCapacity(values.count)
@@ -58,6 +59,7 @@ enum PostgresDialect: SQLDialect {
             case .int(let v) where accept("bigint"): items.append(String(v))
             case .object(let id) where accept("bigint"): items.append(String(id.key))
             case .double(let v) where v.isFinite && accept("double precision"): items.append("\(v)")
+            case .decimal(let v) where !v.isNaN && accept("numeric"): items.append(v.description)
             case .text(let v) where accept("text"):
                 items.append("\"" + v.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\"")
             default: return nil

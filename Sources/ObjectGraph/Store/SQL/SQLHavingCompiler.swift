@@ -70,7 +70,10 @@ struct SQLHavingCompiler<Dialect: SQLDialect> {
         case .bool(let v): stored = .integer(v ? 1 : 0)
         case .int(let v): stored = .integer(v)
         case .double(let v): stored = .real(v)
-        case .decimal(let v): stored = .real(v.storedDouble)
+        case .decimal(let v):
+            // As a saved Decimal is sent (PostgreSQL: exact text cast to `numeric`).
+            arguments.append(Dialect.columnValue(.decimal(v)))
+            return Dialect.columnPlaceholder(.decimal)
         case .string(let v): stored = .text(v)
         case .date(let v): stored = .real(v.timeIntervalSinceReferenceDate)
         case .uuid(let v): stored = .blob(v.blobData)

@@ -38,8 +38,11 @@ struct SQLPredicateCompiler<Dialect: SQLDialect> {
         return "\(prefix)\(aliasCounter)"
     }
 
+    /// A Decimal as its column takes one (PostgreSQL: exact text cast to `numeric`).
     private mutating func bind(_ value: SlotValue) -> String {
-        Dialect.bind(value.storedValue, into: &arguments)
+        guard case .decimal = value else { return Dialect.bind(value.storedValue, into: &arguments) }
+        arguments.append(Dialect.columnValue(value))
+        return Dialect.columnPlaceholder(.decimal)
     }
 
     // MARK: Nodes
@@ -91,6 +94,10 @@ struct SQLPredicateCompiler<Dialect: SQLDialect> {
                 let target = reuse(&self)
                 arguments.append(list.value)
                 terms.append(Dialect.inListParameter(target, elementType: list.elementType))
+            } else if values.contains(where: { if case .decimal = $0 { true } else { false } }) {
+                // Decimals as their columns take them (PostgreSQL: exact `numeric` text).
+                let target = reuse(&self)
+                terms.append("\(target) IN (\(values.map { bind($0) }.joined(separator: ", ")))")
             } else if !values.isEmpty {
                 let target = reuse(&self)
                 terms.append("\(target) IN (\(Dialect.inList(values.map(\.storedValue), into: &arguments)))")

@@ -26,21 +26,25 @@ extension SQLSelect {
             sql += " GROUP BY " + groups.joined(separator: ", ")
             arguments += groupCompiler.arguments
         }
+        // A column as HAVING compares it: aggregates as numbers. A Decimal's sum or average
+        // is exact text in the select list: SQLite casts it to REAL, other dialects compute
+        // the aggregate again (PostgreSQL: in `numeric`).
+        func isDecimalText(_ index: Int) -> Bool {
+            let column = request.columns[index]
+            return column.path.attributeType == .decimal && (column.function == .sum || column.function == .average)
+        }
+        func comparable(_ index: Int) -> (sql: String, parameters: [SQLValue]) {
+            let column = request.columns[index]
+            if Dialect.namesSelectAliases { return (isDecimalText(index) ? "CAST(c\(index) AS REAL)" : "c\(index)", []) }
+            var sql = expressions[index].sql
+            if let function = column.function {
+                sql = Dialect.aggregate(function, of: sql, type: column.path.attributeType, comparable: true)
+            }
+            return ("(\(sql))", expressions[index].parameters)
+        }
         if let having = request.having {
             var names: [String: (sql: String, parameters: [SQLValue])] = [:]
-            for (index, column) in request.columns.enumerated() {
-                if Dialect.namesSelectAliases {
-                    names[column.name] = ("c\(index)", [])
-                    continue
-                }
-                // The columns' SQL again; aggregates compared as numbers (a Decimal's exact
-                // sum stays numeric).
-                var sql = expressions[index].sql
-                if let function = column.function {
-                    sql = Dialect.aggregate(function, of: sql, type: column.path.attributeType, comparable: true)
-                }
-                names[column.name] = ("(\(sql))", expressions[index].parameters)
-            }
+            for (index, column) in request.columns.enumerated() { names[column.name] = comparable(index) }
             var havingCompiler = SQLHavingCompiler<Dialect>(names: names, entity: request.query.entity)
             sql += " HAVING " + (try havingCompiler.compile(having))
             arguments += havingCompiler.arguments
@@ -52,7 +56,12 @@ extension SQLSelect {
                 case .column(let index, let key):
                     let column = request.columns[index]
                     let isText = column.function == nil && column.path.endsAtText
-                    terms.append(Dialect.sortTerm("c\(index)", isText: isText, comparison: key.comparison, ascending: key.ascending))
+                    // A Decimal's sum or average sorted as a number, not as its text (with
+                    // DISTINCT, PostgreSQL sorts only by what is selected).
+                    var term = (sql: "c\(index)", parameters: [SQLValue]())
+                    if isDecimalText(index) && (Dialect.namesSelectAliases || !request.distinct) { term = comparable(index) }
+                    terms.append(Dialect.sortTerm(term.sql, isText: isText, comparison: key.comparison, ascending: key.ascending))
+                    arguments += term.parameters
                 case .path(let key):
                     var sortCompiler = SQLPredicateCompiler<Dialect>(layout: layout)
                     terms.append(Dialect.sortTerm(sortCompiler.expression(key.path), key))

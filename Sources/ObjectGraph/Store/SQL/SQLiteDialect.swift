@@ -44,6 +44,7 @@ enum SQLiteDialect: SQLDialect {
             switch value {
             case .int(let v): items.append(String(v))
             case .double(let v) where v.isFinite: items.append("\(v)")
+            case .decimal(let v) where v.storedDouble.isFinite: items.append("\(v.storedDouble)")
             case .object(let id): items.append(String(id.key))
             case .text(let v):
                 guard let data = try? JSONSerialization.data(withJSONObject: [v]), let text = String(data: data, encoding: .utf8) else { return nil }

@@ -9,8 +9,10 @@ extension SaveRequest {
     /// other values, do not count.
     ///
     /// `storedIDs` runs a statement selecting `t.Z_PK, t.Z_ENT` with `values` bound to its
-    /// parameters and returns the IDs of the rows it reads.
-    func uniquenessConflicts(in layout: StoreLayout,
+    /// parameters and returns the IDs of the rows it reads; `placeholder` is the parameter
+    /// compared with a column of an attribute type (PostgreSQL casts a Decimal's exact text
+    /// to `numeric`, ``SQLDialect/columnPlaceholder(_:)``).
+    func uniquenessConflicts(in layout: StoreLayout, placeholder: (AttributeType?) -> String = { _ in "?" },
                              storedIDs: (_ sql: String, _ values: [SlotValue]) throws -> [ObjectID]) throws -> [ConstraintConflictError.Conflict] {
         let constrained = layout.model.entitiesWithUniquenessConstraints
         guard !constrained.isEmpty else { return [] }
@@ -32,7 +34,8 @@ extension SaveRequest {
                     let values = slots.map { object.values[$0] }
                     if !values.contains(where: \.isNull) { byValues[values, default: []].append(object.objectID) }
                 }
-                let columns = slots.map { "t.\(mapping.columnBySlot[$0]!) = ?" }.joined(separator: " AND ")
+                let columns = slots.map { "t.\(mapping.columnBySlot[$0]!) = \(placeholder(declaring.attributeAtSlot[$0]?.attributeType))" }
+                    .joined(separator: " AND ")
                 let sql = "SELECT t.Z_PK, t.Z_ENT FROM \(mapping.table.name) t WHERE t.Z_ENT IN (\(family)) AND \(columns)"
                 for (values, objects) in byValues {
                     let stored = try storedIDs(sql, values).filter { !leaving.contains($0) }

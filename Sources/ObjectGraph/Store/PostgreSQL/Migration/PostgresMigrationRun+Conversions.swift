@@ -2,7 +2,8 @@ import Foundation
 
 /// Value conversions in a PostgreSQL migration: the rules of ``MigrationValueConverter``
 /// (which a SQLite migration calls from SQL) as PL/pgSQL functions of the migration's
-/// session, `og_migrate_text` and `og_migrate_bytea`. Each reads its attribute's type and
+/// session, `og_migrate_text` and `og_migrate_bytea` (a Decimal through `numeric`, exactly,
+/// where SQLite's converter keeps a REAL). Each reads its attribute's type and
 /// whether it is required from the temporary table `og_migrate_targets` (the converter's
 /// targets, by index); a value that does not convert, or a missing required value, raises
 /// `og_migrate|<code>|<target>|<key>|<value>`, which becomes the same ``MigrationError`` as
@@ -25,7 +26,7 @@ extension PostgresMigrationRun {
         """
         CREATE OR REPLACE FUNCTION pg_temp.og_migrate_text(v text, k bigint, n integer) RETURNS text LANGUAGE plpgsql AS $f$
         DECLARE
-          t text; req boolean; s text; d double precision; x numeric; r text;
+          t text; req boolean; s text; d double precision; x numeric; m numeric; r text;
         BEGIN
           SELECT type, required INTO t, req FROM pg_temp.og_migrate_targets WHERE target = n;
           IF v IS NULL THEN
@@ -42,6 +43,21 @@ extension PostgresMigrationRun {
               r := '0';
             ELSIF t LIKE 'Integer%' AND s ~ '^[+-]?[0-9]+$' THEN
               x := s::numeric;
+            ELSIF t = 'Decimal' THEN
+              -- Exact, through numeric: a Decimal holds 38 significant digits, none below
+              -- 1e-128, up to its greatest finite magnitude; NaN and infinities are refused.
+              BEGIN
+                m := s::numeric;
+              EXCEPTION WHEN others THEN
+                RAISE EXCEPTION 'og_migrate|unconvertibleValue|%|%|%', n, k, v;
+              END;
+              r := m::text;
+              IF r IN ('NaN', 'Infinity', '-Infinity')
+                 OR length(btrim(regexp_replace(r, '[^0-9]', '', 'g'), '0')) > 38
+                 OR length(rtrim(split_part(r, '.', 2), '0')) > 128
+                 OR abs(m) > \(Decimal.greatestFiniteMagnitude) THEN
+                RAISE EXCEPTION 'og_migrate|unconvertibleValue|%|%|%', n, k, v;
+              END IF;
             ELSE
               BEGIN
                 d := s::double precision;
