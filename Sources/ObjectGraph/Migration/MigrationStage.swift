@@ -8,9 +8,11 @@
 /// ```swift
 /// let split = MigrationStage.custom(from: version2, to: version3, didMigrate: { context, old in
 ///     // `old` reads the store as it was at version 2 (read-only), `context` writes it at version 3.
+///     let coordinator = context.persistentStoreCoordinator
 ///     for person in try old.fetch(FetchRequest<PersonV2>()) {
 ///         let parts = person.fullName.split(separator: " ", maxSplits: 1)
-///         let new = try context.existingObject(with: person.objectID.uriRepresentation) as! PersonV3
+///         let id = coordinator.managedObjectID(forURIRepresentation: person.objectID.uriRepresentation)!
+///         let new = try context.existingObject(with: id) as! PersonV3
 ///         new.firstName = parts.first.map(String.init) ?? ""
 ///         new.lastName = parts.count > 1 ? String(parts[1]) : ""
 ///     }
