@@ -198,7 +198,7 @@ public enum ManagedRecord {
             return registry.byClass[ObjectIdentifier(managedClass)]
         }
         guard let found else {
-            fatalError("ManagedRecord: \(managedClass) belongs to no model that is set up. Call ManagedRecord.setUp(model:entities:) with \(managedClass).self first\(managedClass.modelName.map { " (its modelName is \"\($0)\")" } ?? "").")
+            fatalError("ManagedRecord: \(managedClass) belongs to no model that is set up. Call ManagedRecord.setUp(model:entities:), or setUp(modelAt:classes:) for a model file, with \(managedClass).self first\(managedClass.modelName.map { " (its modelName is \"\($0)\")" } ?? "").")
         }
         return found
     }

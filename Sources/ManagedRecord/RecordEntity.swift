@@ -36,6 +36,7 @@ public struct RecordEntity: Sendable, CustomStringConvertible {
     /// The calling thread's context of the entity's model.
     public var contextForCurrentThread: ManagedObjectContext { contextManager.contextForCurrentThread }
 
+    /// The entity and its model: `Shift (model Workforce)`.
     public var description: String { "\(name) (model \(contextManager.name))" }
 
     // MARK: Creating, committing
