@@ -68,7 +68,9 @@ extension Record where Self: ManagedObject {
     /// every other live context of the model. Throws, never only logs; after a failure the
     /// changes are still pending, to fix and retry or roll back.
     public static func commit() throws {
-        try contextManager.commitContextForCurrentThread()
+        let context = contextForCurrentThread
+        contextManager.prepareCommit(of: context)
+        try context.save()
     }
 
     /// Discards the calling thread's unsaved changes.

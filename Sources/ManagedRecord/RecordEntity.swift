@@ -51,7 +51,9 @@ public struct RecordEntity: Sendable, CustomStringConvertible {
     /// Saves the calling thread's context (every entity's changes in it, as the class-level
     /// `commit()` does); afterwards every other context of the model sees them.
     public func commit() throws {
-        try contextManager.commitContextForCurrentThread()
+        let context = contextForCurrentThread
+        contextManager.prepareCommit(of: context)
+        try context.save()
     }
 
     /// Discards the calling thread's unsaved changes.
@@ -177,12 +179,5 @@ extension ContextManager {
     public func entity(named name: String) throws -> RecordEntity {
         _ = try model.entity(named: name)
         return RecordEntity(contextManager: self, name: name)
-    }
-
-    /// Saves the calling thread's context after the will-commit hook.
-    func commitContextForCurrentThread() throws {
-        let context = contextForCurrentThread
-        prepareCommit(of: context)
-        try context.save()
     }
 }

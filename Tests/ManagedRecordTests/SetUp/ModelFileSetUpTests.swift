@@ -98,6 +98,12 @@ final class ModelFileSetUpTests: XCTestCase {
             XCTAssertEqual((error as? ModelError)?.code, .invalidModelFile)
             XCTAssertTrue("\(error)".contains(".xcdatamodeld"), "says what to use instead: \(error)")
         }
+        let mom = compiled.appendingPathComponent("Workforce 2.mom")
+        try Data("bplist00".utf8).write(to: mom)
+        XCTAssertThrowsError(try ManagedRecord.setUp(modelAt: mom, storeURL: storeURL)) { error in
+            XCTAssertEqual((error as? ModelError)?.code, .invalidModelFile)
+            XCTAssertTrue("\(error)".contains(".xcdatamodeld"), "says what to use instead: \(error)")
+        }
         XCTAssertThrowsError(try ManagedRecord.setUp(modelAt: folder.appendingPathComponent("Missing.xcdatamodeld"))) { error in
             XCTAssertEqual((error as? ModelError)?.code, .invalidModelFile)
         }
