@@ -104,6 +104,26 @@ public struct RecordEntity: Sendable, CustomStringConvertible {
         try get(where: FetchPredicate(format, argumentArray: arguments), sortedBy: sortKeys)
     }
 
+    /// The first object matching `predicate`, or a new one inserted when none matches.
+    public func newOrExistingEntity(where predicate: FetchPredicate) throws -> ManagedObject {
+        try get(where: predicate) ?? newEntity()
+    }
+
+    /// The first object matching `format` with `arguments`, or a new one inserted.
+    public func newOrExistingEntity(where format: String, _ arguments: Any?...) throws -> ManagedObject {
+        try newOrExistingEntity(where: FetchPredicate(format, argumentArray: arguments))
+    }
+
+    /// The objects matching `predicate` (all when nil) keyed by their value of `key`; nil
+    /// keys are left out, a later object with the same key replaces an earlier one.
+    ///
+    /// - Throws: ``KeyValueError`` when `key` is not a property of the entity, ``RecordError``
+    ///   when its values are not `Hashable`.
+    public func fetchDictionary(keyedBy key: String, where predicate: FetchPredicate? = nil, sortedBy sortKeys: [SortKey] = [],
+                                limit: Int = 0) throws -> [AnyHashable: ManagedObject] {
+        try ManagedObject.dictionary(of: contextForCurrentThread.fetch(fetchRequest(where: predicate, sortedBy: sortKeys, limit: limit)), keyedBy: key)
+    }
+
     // MARK: Questions the store answers
 
     /// The number of objects matching `predicate` (every object when nil), from one

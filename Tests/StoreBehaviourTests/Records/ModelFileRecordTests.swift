@@ -153,6 +153,9 @@ struct ModelFileRecordTests {
         #expect(try shifts.aggregate(.sum, of: "hours") == 20.5)
         #expect(try shifts.aggregate(.max, of: "day", as: Date.self) == day(2026, 3, 3))
         #expect(try shifts.distinctValues(of: "day", as: Date.self) == [day(2026, 3, 2), day(2026, 3, 3)])
+        let byHours = try shifts.fetchDictionary(keyedBy: "hours")
+        #expect(byHours.count == 3 && byHours[AnyHashable(9.0)].flatMap { $0.value(forKey: "worker") as? WorkerMO } === bob)
+        #expect(try shifts.newOrExistingEntity(where: "hours == %@", 9.0) === byHours[AnyHashable(9.0)], "it exists")
 
         // A shift committed here, moved to another thread's context and changed there.
         let first = try #require(long.first)
