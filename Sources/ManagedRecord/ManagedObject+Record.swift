@@ -43,7 +43,11 @@ extension ManagedObject {
     /// - Throws: ``RecordError`` when the object has uncommitted changes or was never
     ///   committed: commit first, then move it.
     public func inCurrentThreadContext() throws -> Self {
-        let context = ManagedRecord.manager(for: type(of: self)).contextForCurrentThread
+        // By the model of the object's entity (immutable, safe to read here): an object of a
+        // model file's entity without a class is a plain ManagedObject, which no class
+        // lookup finds.
+        let manager = ManagedRecord.manager(ofEntity: entity) ?? ManagedRecord.manager(for: type(of: self))
+        let context = manager.contextForCurrentThread
         switch context.sharedState(of: self) {
         case .registered: return self
         case .saved(let id): return unsafeDowncast(context.object(with: id), to: Self.self)

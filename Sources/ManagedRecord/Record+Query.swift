@@ -97,8 +97,8 @@ extension Record where Self: ManagedObject {
     }
 
     /// `objects` keyed by their value of `key` (nil keys left out, later objects win).
-    private static func dictionary(of objects: [Self], keyedBy key: String) throws -> [AnyHashable: Self] {
-        var result: [AnyHashable: Self] = [:]
+    static func dictionary<Object: ManagedObject>(of objects: [Object], keyedBy key: String) throws -> [AnyHashable: Object] {
+        var result: [AnyHashable: Object] = [:]
         result.reserveCapacity(objects.count)
         for object in objects {
             guard let value = try object.checkedValue(forKey: key) else { continue }

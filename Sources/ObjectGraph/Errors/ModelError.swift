@@ -39,7 +39,7 @@ public struct ModelError: Error, CustomStringConvertible, Sendable {
     /// The element of the model file concerned (`<attribute name="price">`, line 12).
     public let element: String?
 
-    init(_ code: Code, entity: String? = nil, property: String? = nil, _ message: String, file: URL? = nil, element: String? = nil) {
+    package init(_ code: Code, entity: String? = nil, property: String? = nil, _ message: String, file: URL? = nil, element: String? = nil) {
         self.code = code
         self.entity = entity
         self.property = property

@@ -2,8 +2,8 @@ import Foundation
 
 extension ManagedObjectModel {
     /// Gives the entities of a model file their classes: a class in `classes` for the entity
-    /// its `entityName` names, the parent entity's class for a class-less sub-entity, and
-    /// `ManagedObject` otherwise.
+    /// it matches (see ``entityIndex(for:in:indexByName:file:)``), the parent entity's class
+    /// for a class-less sub-entity, and `ManagedObject` otherwise.
     ///
     /// Checked here so that no cast elsewhere can fail: every class's superclass chain
     /// includes its parent entity's class (a typed fetch only ever meets instances of its
@@ -14,10 +14,7 @@ extension ManagedObjectModel {
         for (index, spec) in specs.enumerated() { indexByName[spec.name] = index }
         var explicit: [String: ManagedObject.Type] = [:]
         for cls in classes {
-            let name = cls.entityName
-            guard indexByName[name] != nil else {
-                throw ModelError(.classMismatch, entity: name, "\(cls) is for entity \(name), which \(file.path) does not have; override `class var entityName` to name one of its entities", file: file)
-            }
+            let name = specs[try entityIndex(for: cls, in: specs, indexByName: indexByName, file: file)].name
             guard explicit.updateValue(cls, forKey: name) == nil else {
                 throw ModelError(.duplicateEntity, entity: name, "two classes are given for entity \(name)", file: file)
             }
@@ -52,6 +49,52 @@ extension ManagedObjectModel {
             }
             specs[index].wrapperCount = layout.wrapperCount
         }
+        BoundEntityNames.note(explicit)
+    }
+
+    /// The entity `cls` is for: the one its `entityName` names, else the one whose
+    /// `representedClassName` is the class's Swift name. Xcode writes that name bare
+    /// (`EmployeeMO`), with a leading dot for the current module (`.EmployeeMO`) or with the
+    /// app's module (`MyApp.EmployeeMO`); the module is ignored, as the classes are compiled
+    /// into another one here. When the name is the class of several entities (sub-entities
+    /// sharing their parent's class), the topmost of them is the one.
+    ///
+    /// - Throws: ``ModelError`` `.classMismatch` naming the class and the file's entities
+    ///   with their class names when nothing matches, or when two unrelated entities do.
+    private static func entityIndex(for cls: ManagedObject.Type, in specs: [EntitySpecification], indexByName: [String: Int],
+                                    file: URL) throws -> Int {
+        if let index = indexByName[cls.entityName] { return index }
+        let swiftName = String(describing: cls)
+        let matching = specs.indices.filter { specs[$0].fileDetails.className.map(unqualified) == swiftName }
+        // Leave out the entities whose parent matches too: they share its class.
+        let topmost = matching.filter { index in
+            !matching.contains { other in other != index && isEntity(specs[index].name, below: specs[other].name, in: specs, indexByName: indexByName) }
+        }
+        if topmost.count == 1 { return topmost[0] }
+        let listed = specs.map { spec in
+            spec.fileDetails.className.map { $0 == spec.name ? spec.name : "\(spec.name) (class \($0))" } ?? spec.name
+        }.sorted().joined(separator: ", ")
+        if topmost.isEmpty {
+            throw ModelError(.classMismatch, entity: cls.entityName, "\(cls) matches no entity of \(file.path): no entity is named \(cls.entityName) or has \(swiftName) as its class (representedClassName). The file has: \(listed). Name the class after an entity's class, or override `class var entityName` to name the entity", file: file)
+        }
+        let names = topmost.map { specs[$0].name }.sorted().joined(separator: ", ")
+        throw ModelError(.classMismatch, entity: cls.entityName, "\(cls) is the class (representedClassName) of several unrelated entities of \(file.path): \(names); override `class var entityName` to name one", file: file)
+    }
+
+    /// `MyApp.Employee` and `.Employee` as `Employee`.
+    private static func unqualified(_ className: String) -> String {
+        className.split(separator: ".", omittingEmptySubsequences: false).last.map(String.init) ?? className
+    }
+
+    /// Whether entity `name` is a sub-entity (at any depth) of `ancestor`.
+    private static func isEntity(_ name: String, below ancestor: String, in specs: [EntitySpecification], indexByName: [String: Int]) -> Bool {
+        var seen: Set<String> = [name]
+        var current = indexByName[name].flatMap { specs[$0].parent }
+        while let parent = current, seen.insert(parent).inserted {
+            if parent == ancestor { return true }
+            current = indexByName[parent].flatMap { specs[$0].parent }
+        }
+        return false
     }
 
     /// Whether `cls` is `ancestor` or one of its subclasses (`ManagedObject` is everyone's).
@@ -109,5 +152,27 @@ extension ManagedObjectModel {
         default:
             throw mismatch("is an attribute in one place and a relationship in the other")
         }
+    }
+}
+
+/// The entity names classes were bound to by their `representedClassName` in a model file,
+/// so that such a class's ``ManagedObject/entityName`` names its entity (as Core Data's
+/// `+entity` finds it in the loaded models) without an override: `BatchDeleteRequest(EmployeeMO.self)`
+/// then deletes `Employee` objects. The latest model read decides.
+enum BoundEntityNames {
+    private static let names = Locked([ObjectIdentifier: String]())
+
+    /// Remembers the entity of each class whose Swift name is not its entity's name.
+    static func note(_ classes: [String: ManagedObject.Type]) {
+        let renamed = classes.filter { $0.key != String(describing: $0.value) }
+        guard !renamed.isEmpty else { return }
+        names.withLock { names in
+            for (entity, cls) in renamed { names[ObjectIdentifier(cls)] = entity }
+        }
+    }
+
+    /// The entity `cls` was bound to by a model file, if it was bound by its class name.
+    static func entityName(of cls: ManagedObject.Type) -> String? {
+        names.withLock { $0[ObjectIdentifier(cls)] }
     }
 }

@@ -116,7 +116,10 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     }
 
     /// The entity name of this class; override to use another name than the class name.
-    open class var entityName: String { String(describing: self) }
+    /// A class given to ``ManagedObjectModel/init(contentsOf:classes:)`` for the entity whose
+    /// `representedClassName` is the class's name (`EmployeeMO` for entity `Employee`) names
+    /// that entity from then on.
+    open class var entityName: String { BoundEntityNames.entityName(of: self) ?? String(describing: self) }
 
     /// The name of the model (and store) this class belongs to, for layers that keep one
     /// stack per model, such as ManagedRecord's class-level helpers. nil (the default) means
