@@ -149,3 +149,97 @@ final class ValidationRuleModelFileTests: StoreTestCase {
         }
     }
 }
+
+/// How bounds meet values of other precisions, on a real store: a Float attribute's bounds
+/// are rounded to Float; an integer attribute's fractional bounds are rounded inwards.
+final class ValidationRuleBoundTests: StoreTestCase {
+    static let xml = """
+    <?xml version="1.0" encoding="UTF-8" standalone="yes"?>
+    <model type="com.apple.IDECoreDataModeler.DataModel" documentVersion="1.0">
+        <entity name="Reading" syncable="YES">
+            <attribute name="ratio" optional="YES" attributeType="Float" minValueString="-0.1" maxValueString="0.1" usesScalarValueType="YES"/>
+            <attribute name="count" optional="YES" attributeType="Integer 32" minValueString="0.5" maxValueString="2.5" usesScalarValueType="YES"/>
+            <attribute name="blob" optional="YES" attributeType="Binary" maxValueString="3"/>
+        </entity>
+    </model>
+    """
+
+    /// The keys a save of one Reading with these values refuses (rolled back after).
+    private func refusedKeys(_ context: ManagedObjectContext, _ values: [String: Any]) throws -> Set<String> {
+        let reading = try context.insertNewObject(forEntityName: "Reading")
+        for (key, value) in values { try reading.setValue(value, forKey: key) }
+        defer { context.rollback() }
+        do {
+            try context.save()
+            return []
+        } catch let error as ValidationError {
+            return Set(error.problems.compactMap(\.key))
+        }
+    }
+
+    func testFloatAndIntegerBoundsAndBinaryLengths() throws {
+        let url = directory.appendingPathComponent("contents")
+        try Data(Self.xml.utf8).write(to: url)
+        let container = try PersistentContainer(name: "Readings", model: ManagedObjectModel(contentsOf: url), storeURL: storeURL)
+        let context = container.viewContext
+        XCTAssertEqual(try refusedKeys(context, ["ratio": Float(0.1), "count": Int32(1)]), [])
+        XCTAssertEqual(try refusedKeys(context, ["ratio": Float(-0.1), "count": Int32(2)]), [])
+        XCTAssertEqual(try refusedKeys(context, ["ratio": Float(0.1).nextUp, "count": Int32(0)]), ["ratio", "count"])
+        XCTAssertEqual(try refusedKeys(context, ["ratio": Float(-0.1).nextDown, "count": Int32(3)]), ["ratio", "count"])
+        XCTAssertEqual(try refusedKeys(context, ["blob": Data([1, 2, 3])]), [])
+        XCTAssertEqual(try refusedKeys(context, ["blob": Data([1, 2, 3, 4])]), ["blob"])
+    }
+
+    /// Random rules of every kind written by contentsXML and read back: the same rules, and
+    /// the same XML again. `VALIDATION_RULES_XML_SEED` picks the seed.
+    func testRandomRulesSurviveTheModelsXML() throws {
+        let seed = ProcessInfo.processInfo.environment["VALIDATION_RULES_XML_SEED"].flatMap(UInt64.init) ?? UInt64(Date().timeIntervalSince1970)
+        var state = seed
+        func next() -> UInt64 {   // SplitMix64
+            state &+= 0x9E37_79B9_7F4A_7C15
+            var z = state
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            return z ^ (z >> 31)
+        }
+        let numbers = ["0", "-1", "0.1", "1e-7", "123456789012", "-9223372036854775808", "9223372036854775807", "1e+20", "2.5", "-0.000001"]
+        var attributes: [String] = []
+        for index in 0..<60 {
+            let kind = next() % 4
+            let pick = { numbers[Int(next() % UInt64(numbers.count))] }
+            switch kind {
+            case 0:
+                let type = ["Integer 16", "Integer 32", "Integer 64", "Double", "Float", "Decimal"][Int(next() % 6)]
+                let (a, b) = (pick(), pick())
+                let (low, high) = Double(a)! <= Double(b)! ? (a, b) : (b, a)
+                attributes.append(#"<attribute name="n\#(index)" optional="YES" attributeType="\#(type)" minValueString="\#(low)" maxValueString="\#(high)"/>"#)
+            case 1:
+                let (a, b) = (Double(next() % 1_000_000_000) / 1000 - 5000, Double(next() % 1_000_000_000) / 7)
+                attributes.append(#"<attribute name="d\#(index)" optional="YES" attributeType="Date" minDateTimeInterval="\#(min(a, b))" maxDateTimeInterval="\#(max(a, b))"/>"#)
+            case 2:
+                let low = next() % 10
+                attributes.append(#"<attribute name="s\#(index)" optional="YES" attributeType="String" minValueString="\#(low)" maxValueString="\#(low + next() % 10)" regularExpressionString="[a-z&amp;&lt;&quot;\\d]{0,\#(next() % 9)}"/>"#)
+            default:
+                attributes.append(#"<attribute name="b\#(index)" optional="YES" attributeType="Binary" maxValueString="\#(next() % 100)"/>"#)
+            }
+        }
+        let xml = """
+        <?xml version="1.0" encoding="UTF-8" standalone="yes"?>
+        <model type="com.apple.IDECoreDataModeler.DataModel" documentVersion="1.0">
+            <entity name="Random" syncable="YES">
+                \(attributes.joined(separator: "\n        "))
+            </entity>
+        </model>
+        """
+        let file = directory.appendingPathComponent("random-contents")
+        try Data(xml.utf8).write(to: file)
+        let model = try ManagedObjectModel(contentsOf: file)
+        let read = try ManagedObjectModel.reading(contentsXML: model.contentsXML, file: file)
+        for attribute in try XCTUnwrap(model.entitiesByName["Random"]).attributes {
+            let again = (read.entitiesByName["Random"]?.property(named: attribute.name) as? AttributeDescription)?.validationRules
+            XCTAssertEqual(again, attribute.validationRules, "seed \(seed): \(attribute.name)")
+            XCTAssertFalse(attribute.validationRules.isEmpty, "seed \(seed): \(attribute.name)")
+        }
+        XCTAssertEqual(read.contentsXML, model.contentsXML, "seed \(seed)")
+    }
+}
