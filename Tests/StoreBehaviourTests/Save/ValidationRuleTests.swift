@@ -153,6 +153,14 @@ struct ValidationRuleTests {
         #expect(problems["-"]?.message.contains("Party is abstract") == true)
         #expect(try context.count(for: FetchRequest<ManagedObject>(entityName: "Party")) == 1, "still pending in the context")
         #expect(try clubContainer(store).viewContext.count(for: FetchRequest<ManagedObject>(entityName: "Party")) == 0)
+
+        // A JSON import into the abstract entity: a typed error naming it, nothing stored.
+        #expect {
+            try context.importJSON(Data(#"[{"name": "Cy"}]"#.utf8), entityName: "Party")
+        } throws: { error in
+            error is JSONImportError && "\(error)".contains("Party is abstract")
+        }
+        #expect(try clubContainer(store).viewContext.count(for: FetchRequest<ManagedObject>(entityName: "Party")) == 0)
     }
 
     /// Rules are not in the version hash: a store written without them opens with them, no
