@@ -119,16 +119,15 @@ struct AttributeValidator {
         case (.integer(let min, let max), .int(let v)):
             if let min, v < min { return tooSmall(key, String(v)) }
             if let max, v > max { return tooLarge(key, String(v)) }
-        case (.double(let min, let max), .double(let v)):
+        case (.double(let min, let max), _):
+            // Decoded as the attribute's own codec does (a fetched whole number may be `.int`).
+            guard let v = Double._decode(value) else { return nil }
             if let min, v < min { return tooSmall(key, text(v)) }
             if let max, v > max { return tooLarge(key, text(v)) }
-        case (.decimal(let min, let max), .decimal(let v)):
+        case (.decimal(let min, let max), _):
+            guard let v = Decimal._decode(value) else { return nil }
             if let min, v < min { return tooSmall(key, "\(v)") }
             if let max, v > max { return tooLarge(key, "\(v)") }
-        case (.decimal(let min, let max), .double(let v)):
-            // A Decimal read back from a REAL column before it was rounded (see Decimal.fromStored).
-            if let min, v < min.storedDouble { return tooSmall(key, text(v)) }
-            if let max, v > max.storedDouble { return tooLarge(key, text(v)) }
         case (.text(let minLength, let maxLength, let pattern), .text(let s)):
             let length = s.utf16.count
             if let minLength, length < minLength {
