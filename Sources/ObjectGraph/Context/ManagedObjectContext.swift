@@ -211,13 +211,15 @@ public final class ManagedObjectContext: @unchecked Sendable {  // must reach pe
     /// Creates and inserts an object of the entity named `entityName`: an instance of the
     /// entity's Swift class, or a plain `ManagedObject` for an entity without one.
     ///
-    /// - Throws: ``ModelError`` when the model has no such entity.
+    /// - Throws: ``ModelError`` when the model has no such entity, or when it is abstract
+    ///   (``ModelError/Code/abstractEntity``).
     @discardableResult
     public func insertNewObject(forEntityName entityName: String) throws -> ManagedObject {
         willAccess()
         guard let entity = managedObjectModel.entitiesByName[entityName] else {
             throw ModelError(.unknownEntity, entity: entityName, "the model has no entity named \(entityName)")
         }
+        guard !entity.isAbstract else { throw ModelError.abstract(entity) }
         return entity.managedClass.init(entity: entity, insertInto: self)
     }
 

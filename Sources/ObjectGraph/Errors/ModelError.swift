@@ -23,6 +23,13 @@ public struct ModelError: Error, CustomStringConvertible, Sendable {
         public static let invalidUniquenessConstraint = Code(name: "invalidUniquenessConstraint")
         /// A Swift class given for an entity of a model file does not fit that entity.
         public static let classMismatch = Code(name: "classMismatch")
+        /// An attribute's validation rule cannot be kept: a regular expression that is not
+        /// valid, a minimum greater than the maximum, a bound of the wrong kind (a length on a
+        /// number), or a rule on a type that takes none (Boolean, UUID, URI, Transformable).
+        public static let invalidValidationRule = Code(name: "invalidValidationRule")
+        /// An object of an abstract entity was asked for: an abstract entity has instances
+        /// only through its sub-entities.
+        public static let abstractEntity = Code(name: "abstractEntity")
         public var description: String { name }
     }
 
@@ -46,6 +53,14 @@ public struct ModelError: Error, CustomStringConvertible, Sendable {
         self.message = message
         self.file = file
         self.element = element
+    }
+
+    /// An object of the abstract `entity` was asked for.
+    static func abstract(_ entity: EntityDescription) -> ModelError {
+        let concrete = entity.selfAndDescendants.filter { !$0.isAbstract }.map(\.name)
+        return ModelError(.abstractEntity, entity: entity.name,
+                          "\(entity.name) is abstract: it has objects only through its sub-entities; "
+                            + (concrete.isEmpty ? "it has none that is not abstract" : "insert one of \(concrete.joined(separator: ", ")) instead"))
     }
 
     public var description: String {

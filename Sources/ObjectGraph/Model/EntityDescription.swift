@@ -92,6 +92,10 @@ public final class EntityDescription: @unchecked Sendable, Hashable, CustomStrin
     var requiredProperties: [PropertyDescription] = []
     /// Relationships with the deny delete rule.
     var denyRelationships: [RelationshipDescription] = []
+    /// Attributes with validation rules (inherited ones included), checked at save.
+    var validatedAttributes: [AttributeDescription] = []
+    /// To-many relationships with a minimum or maximum count, checked at save.
+    var countedRelationships: [RelationshipDescription] = []
     /// The property named `name`, inherited or own.
     public func property(named name: String) -> PropertyDescription? { propertiesByName[name] }
 

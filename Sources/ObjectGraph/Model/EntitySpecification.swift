@@ -29,6 +29,8 @@ struct EntitySpecification {
     /// What a model file says beyond the schema, for the entity and by property name.
     var fileDetails = EntityFileDetails()
     var propertyFileDetails: [String: PropertyFileDetails] = [:]
+    /// Validation rules by attribute name (a model file's, or `@Attribute` options').
+    var attributeRules: [String: AttributeValidationRules] = [:]
 }
 
 extension EntitySpecification {
@@ -67,6 +69,9 @@ extension EntitySpecification {
             if case .attribute(let attribute) = property.blueprint, attribute.isUnique { fileDetails.uniquenessConstraints.append([property.name]) }
             if case .attribute(let attribute) = property.blueprint, let original = attribute.originalName {
                 propertyFileDetails[property.name, default: PropertyFileDetails()].renamingIdentifier = original
+            }
+            if case .attribute(let attribute) = property.blueprint, !attribute.validationRules.isEmpty {
+                attributeRules[property.name] = attribute.validationRules
             }
         }
         let declared = managedClass.uniquenessConstraints

@@ -83,6 +83,7 @@ extension ManagedObjectModel {
         text += xmlFlag("allowsExternalBinaryDataStorage", details.allowsExternalBinaryDataStorage)
         text += xmlFlag("preserveAfterDeletion", details.preservesValueInHistoryOnDeletion)
         if let expression = details.derivationExpression { text += " derived=\"YES\"" + xmlAttribute("derivationExpression", expression) }
+        text += xmlValidationRules(attribute)
         text += xmlCommon(details)
         let info = xmlUserInfo(details.userInfo, indent: "            ")
         return info.isEmpty ? [text + "/>"] : [text + ">"] + info + ["        </attribute>"]
@@ -121,6 +122,15 @@ extension ManagedObjectModel {
         case (.string, .text(let v)): return v
         default: return nil
         }
+    }
+
+    /// The attribute's validation rules as Xcode writes them (a date's bounds as seconds since
+    /// 2001 in `min/maxDateTimeInterval`, any other in `min/maxValueString`).
+    private static func xmlValidationRules(_ attribute: AttributeDescription) -> String {
+        let rules = attribute.validationRules
+        let (min, max) = attribute.attributeType == .date ? ("minDateTimeInterval", "maxDateTimeInterval") : ("minValueString", "maxValueString")
+        return xmlAttribute(min, rules.minimum?.fileText) + xmlAttribute(max, rules.maximum?.fileText)
+            + xmlAttribute("regularExpressionString", rules.pattern)
     }
 
     private static func xmlCommon(_ details: PropertyFileDetails) -> String {

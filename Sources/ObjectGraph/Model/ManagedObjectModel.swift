@@ -130,6 +130,15 @@ public final class ManagedObjectModel: @unchecked Sendable {  // immutable after
             }
             for property in entity.properties where property.entity === entity {
                 if let details = spec.propertyFileDetails[property.name] { property.fileDetails = details }
+                if let attribute = property as? AttributeDescription, let rules = spec.attributeRules[property.name], !rules.isEmpty {
+                    let validator = try AttributeValidator(rules, type: attribute.attributeType, entity: entity.name, attribute: attribute.name)
+                    attribute.validator = validator
+                    attribute.validationRules = validator.rules
+                }
+            }
+            entity.validatedAttributes = entity.attributes.filter { $0.validator != nil }
+            entity.countedRelationships = entity.relationships.filter { relationship in
+                relationship.isToMany && (relationship.fileDetails.minCount > 0 || (relationship.fileDetails.maxCount ?? 0) > 0)
             }
         }
         // Destinations and inverses.

@@ -34,9 +34,10 @@ struct ModelFileReader {
         for child in element.children {
             switch child.name {
             case "attribute":
-                let (property, details) = try attribute(child, entity: name)
+                let (property, details, rules) = try attribute(child, entity: name)
                 spec.properties.append(property)
                 spec.propertyFileDetails[property.name] = details
+                if !rules.isEmpty { spec.attributeRules[property.name] = rules }
             case "relationship":
                 let (property, details) = try relationship(child, entity: name)
                 spec.properties.append(property)
@@ -64,7 +65,8 @@ struct ModelFileReader {
         return spec
     }
 
-    private func attribute(_ element: ModelFileElement, entity: String) throws -> (EntitySpecification.Property, PropertyFileDetails) {
+    private func attribute(_ element: ModelFileElement, entity: String) throws
+        -> (EntitySpecification.Property, PropertyFileDetails, AttributeValidationRules) {
         let name = try identifier(element)
         guard let typeName = element.attributes["attributeType"] else {
             throw error(element, "the attribute has no attributeType")
@@ -90,7 +92,38 @@ struct ModelFileReader {
             name: name, type: type, isOptional: flag(element, "optional"), isTransient: flag(element, "transient"),
             defaultValue: defaultValue,
             conversion: type == .transformable ? .transformable(named: details.valueTransformerName, entity: entity, attribute: name) : .dynamic(type))
-        return (property, details)
+        return (property, details, try validationRules(element, type))
+    }
+
+    /// The attribute's validation rules as Xcode writes them: `minValueString` and
+    /// `maxValueString` (a number; for a String or Binary attribute a length),
+    /// `minDateTimeInterval` and `maxDateTimeInterval` (a date, seconds since 2001-01-01),
+    /// `regularExpressionString`. A bound that does not parse is an error here; one that does
+    /// not fit the type (or a bad expression) is refused when the model is built.
+    private func validationRules(_ element: ModelFileElement, _ type: AttributeType) throws -> AttributeValidationRules {
+        func bound(_ name: String) throws -> ValidationBound? {
+            guard let text = element.attributes[name], !text.isEmpty else { return nil }
+            let bound: ValidationBound?
+            switch type {
+            case _ where name.hasSuffix("DateTimeInterval"):
+                bound = Double(text).flatMap { $0.isFinite ? .date(Date(timeIntervalSinceReferenceDate: $0)) : nil }
+            case .string, .binary:
+                bound = Int(text).flatMap { $0 >= 0 ? .length($0) : nil }
+            case .decimal:
+                bound = Decimal(string: text, locale: Locale(identifier: "en_US_POSIX")).map { .decimal($0) }
+            default:
+                bound = Int64(text).map { .integer($0) } ?? Double(text).flatMap { $0.isFinite ? .number($0) : nil }
+            }
+            guard let bound else {
+                throw error(element, "its \(name) \"\(text)\" is not a valid bound for a \(type.rawValue) attribute")
+            }
+            return bound
+        }
+        let isDate = type == .date
+        return AttributeValidationRules(
+            minimum: try bound(isDate ? "minDateTimeInterval" : "minValueString"),
+            maximum: try bound(isDate ? "maxDateTimeInterval" : "maxValueString"),
+            pattern: element.attributes["regularExpressionString"].flatMap { $0.isEmpty ? nil : $0 })
     }
 
     private func relationship(_ element: ModelFileElement, entity: String) throws -> (EntitySpecification.Property, PropertyFileDetails) {

@@ -19,11 +19,15 @@ struct AttributeBlueprint {
     var isUnique: Bool
     /// Declared `@Attribute(originalName:)`: the attribute's name in an earlier model version.
     var originalName: String?
+    /// Declared `@Attribute(.range(...))`, `.length(...)`, `.pattern(...)`.
+    var validationRules: AttributeValidationRules
 
     @usableFromInline
     init(attributeType: AttributeType, isOptional: Bool, isTransient: Bool, defaultValue: @escaping () -> SlotValue,
-         conversion: ValueConversion, isUnique: Bool = false, originalName: String? = nil) {
+         conversion: ValueConversion, isUnique: Bool = false, originalName: String? = nil,
+         validationRules: AttributeValidationRules = AttributeValidationRules()) {
         self.originalName = originalName
+        self.validationRules = validationRules
         self.attributeType = attributeType
         self.isOptional = isOptional
         self.isTransient = isTransient

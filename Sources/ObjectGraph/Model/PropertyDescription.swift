@@ -34,6 +34,12 @@ public final class AttributeDescription: PropertyDescription, @unchecked Sendabl
     public let attributeType: AttributeType
     let defaultValue: (() -> SlotValue)?
     let conversion: ValueConversion
+    /// The minimum, maximum and regular expression a save checks the value against (from a
+    /// model file, or `@Attribute(.range(...))`, `.length(...)`, `.pattern(...)`); empty when
+    /// there are none.
+    public internal(set) var validationRules = AttributeValidationRules()
+    /// The rules resolved for the attribute's type; nil when there are none.
+    var validator: AttributeValidator?
 
     init(name: String, type: AttributeType, isOptional: Bool, isTransient: Bool, slot: Int,
          entity: EntityDescription, defaultValue: (() -> SlotValue)?, conversion: ValueConversion) {

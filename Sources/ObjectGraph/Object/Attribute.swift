@@ -12,6 +12,8 @@ import Foundation
 ///     @Attribute var badge: UUID = UUID()           // default evaluated per new object
 ///     @Attribute(.transient) var scratch: String? = nil
 ///     @Attribute(.unique) var email: String? = nil  // no two employees share one
+///     @Attribute(.range(16...100)) var age: Int = 18  // a save refuses 15 or 101
+///     @Attribute([.length(1...64), .pattern("[A-Z]{2}[0-9]+")]) var badgeCode: String = "AB1"
 /// }
 /// ```
 ///
@@ -78,11 +80,12 @@ public struct Attribute<Value, Codec: AttributeCodec>: OrdinalProperty where Cod
         recorder.blueprints[ordinal] = .attribute(AttributeBlueprint(
             attributeType: Codec.attributeType,
             isOptional: Codec.isOptional,
-            isTransient: options.contains(.transient),
+            isTransient: options.isTransient,
             defaultValue: { Codec.encode(defaultValue()) },
             conversion: .codec(Codec.self),
-            isUnique: options.contains(.unique),
-            originalName: originalName))
+            isUnique: options.isUnique,
+            originalName: originalName,
+            validationRules: options.validationRules))
     }
 
     @available(*, unavailable, message: "@Attribute can only be used on properties of ManagedObject subclasses")
@@ -121,14 +124,97 @@ public struct Attribute<Value, Codec: AttributeCodec>: OrdinalProperty where Cod
     }
 }
 
-/// Options for an ``Attribute``.
-public struct AttributeOptions: OptionSet, Sendable {
-    public let rawValue: Int
-    public init(rawValue: Int) { self.rawValue = rawValue }
+/// Options for an ``Attribute``: flags (`.transient`, `.unique`) and validation rules
+/// (`.range(...)`, `.length(...)`, `.pattern(...)`), one alone or several in an array:
+///
+/// ```swift
+/// @Attribute(.range(0...150)) var age: Int = 0
+/// @Attribute([.unique, .length(1...64), .pattern("[a-z0-9_]+")]) var handle: String = "me"
+/// ```
+///
+/// A rule that does not fit the attribute's type (a length on a number) is a ``ModelError``
+/// (``ModelError/Code/invalidValidationRule``) when the model is built.
+public struct AttributeOptions: Sendable, ExpressibleByArrayLiteral {
+    @usableFromInline var isTransient = false
+    @usableFromInline var isUnique = false
+    @usableFromInline var validationRules = AttributeValidationRules()
+
+    /// No option.
+    public init() {}
+
+    /// Every option of `options` (where two give the same bound, the later one).
+    public init(arrayLiteral options: AttributeOptions...) {
+        for option in options {
+            isTransient = isTransient || option.isTransient
+            isUnique = isUnique || option.isUnique
+            if let minimum = option.validationRules.minimum { validationRules.minimum = minimum }
+            if let maximum = option.validationRules.maximum { validationRules.maximum = maximum }
+            if let pattern = option.validationRules.pattern { validationRules.pattern = pattern }
+        }
+    }
+
+    private init(minimum: ValidationBound? = nil, maximum: ValidationBound? = nil, pattern: String? = nil) {
+        validationRules = AttributeValidationRules(minimum: minimum, maximum: maximum, pattern: pattern)
+    }
 
     /// Kept in memory and tracked, never stored: no column, not saved, reset on refresh.
-    public static let transient = AttributeOptions(rawValue: 1 << 0)
+    public static let transient: AttributeOptions = { var options = AttributeOptions(); options.isTransient = true; return options }()
     /// No two objects of the entity (sub-entities included) may be saved with the same
     /// non-nil value: a save that would is refused with a ``ConstraintConflictError``.
-    public static let unique = AttributeOptions(rawValue: 1 << 1)
+    public static let unique: AttributeOptions = { var options = AttributeOptions(); options.isUnique = true; return options }()
+
+    /// A number or date attribute's allowed values, both ends included (Xcode's Minimum and
+    /// Maximum): a save refuses a value outside with a ``ValidationError`` whose rule is
+    /// `numberTooSmall`, `numberTooLarge`, `dateTooSoon` or `dateTooLate`.
+    public static func range<Bound: ValidationBoundValue>(_ range: ClosedRange<Bound>) -> AttributeOptions {
+        AttributeOptions(minimum: range.lowerBound.validationBound, maximum: range.upperBound.validationBound)
+    }
+
+    /// A minimum only (`.range(18...)`).
+    public static func range<Bound: ValidationBoundValue>(_ range: PartialRangeFrom<Bound>) -> AttributeOptions {
+        AttributeOptions(minimum: range.lowerBound.validationBound)
+    }
+
+    /// A maximum only (`.range(...150)`).
+    public static func range<Bound: ValidationBoundValue>(_ range: PartialRangeThrough<Bound>) -> AttributeOptions {
+        AttributeOptions(maximum: range.upperBound.validationBound)
+    }
+
+    /// A String attribute's allowed lengths, both ends included, counted in UTF-16 code units
+    /// as `NSString.length` counts (what Core Data checks); for a Data attribute, in bytes.
+    public static func length(_ lengths: ClosedRange<Int>) -> AttributeOptions {
+        AttributeOptions(minimum: .length(lengths.lowerBound), maximum: .length(lengths.upperBound))
+    }
+
+    /// A minimum length only (`.length(1...)`: not empty).
+    public static func length(_ lengths: PartialRangeFrom<Int>) -> AttributeOptions {
+        AttributeOptions(minimum: .length(lengths.lowerBound))
+    }
+
+    /// A maximum length only (`.length(...64)`).
+    public static func length(_ lengths: PartialRangeThrough<Int>) -> AttributeOptions {
+        AttributeOptions(maximum: .length(lengths.upperBound))
+    }
+
+    /// A regular expression (ICU syntax, as `NSPredicate`'s `MATCHES`) that a String
+    /// attribute's whole value must match: `.pattern("[a-z]+")` refuses `"abc1"`. A pattern
+    /// that is not a valid expression is a ``ModelError`` when the model is built.
+    public static func pattern(_ regularExpression: String) -> AttributeOptions {
+        AttributeOptions(pattern: regularExpression)
+    }
 }
+
+/// A value that can bound an attribute: `.range(0...150)`, `.range(Date.distantPast...cutoff)`.
+public protocol ValidationBoundValue: Comparable {
+    /// The value as a bound of ``AttributeValidationRules``.
+    var validationBound: ValidationBound { get }
+}
+
+extension Int: ValidationBoundValue { public var validationBound: ValidationBound { .integer(Int64(self)) } }
+extension Int16: ValidationBoundValue { public var validationBound: ValidationBound { .integer(Int64(self)) } }
+extension Int32: ValidationBoundValue { public var validationBound: ValidationBound { .integer(Int64(self)) } }
+extension Int64: ValidationBoundValue { public var validationBound: ValidationBound { .integer(self) } }
+extension Double: ValidationBoundValue { public var validationBound: ValidationBound { .number(self) } }
+extension Float: ValidationBoundValue { public var validationBound: ValidationBound { .number(Double(self)) } }
+extension Decimal: ValidationBoundValue { public var validationBound: ValidationBound { .decimal(self) } }
+extension Date: ValidationBoundValue { public var validationBound: ValidationBound { .date(self) } }

@@ -17,6 +17,10 @@ extension ManagedObjectContext {
             if !plan.referenceSlots.isEmpty { danglingReferenceProblems(object, slots: plan.referenceSlots, into: &problems) }
             if !plan.codableSlots.isEmpty { Self.refusedValueProblems(object, slots: plan.codableSlots, into: &problems) }
             if !plan.numberSlots.isEmpty { Self.unstorableNumberProblems(object, slots: plan.numberSlots, decimals, into: &problems) }
+            let entity = object.entity
+            if entity.isAbstract { Self.abstractEntityProblem(object, into: &problems) }
+            if !entity.validatedAttributes.isEmpty { Self.ruleProblems(object, changed: nil, into: &problems) }
+            if !entity.countedRelationships.isEmpty { countProblems(object, changed: nil, into: &problems) }
             do { try object.validateForInsert() } catch { Self.record(object, error, into: &problems) }
         }
         for update in updated {
@@ -35,6 +39,8 @@ extension ManagedObjectContext {
             if update.changes.intersects(plan.numbers) {
                 Self.unstorableNumberProblems(object, slots: update.changes.intersection(plan.numbers).slots, decimals, into: &problems)
             }
+            if !object.entity.validatedAttributes.isEmpty { Self.ruleProblems(object, changed: update.changes, into: &problems) }
+            if !object.entity.countedRelationships.isEmpty { countProblems(object, changed: update.changes, into: &problems) }
             do { try object.validateForUpdate() } catch { Self.record(object, error, into: &problems) }
         }
         for object in deleted {
@@ -42,7 +48,8 @@ extension ManagedObjectContext {
                 let live = object.relatedIDs(relationship, in: self).filter { registered[$0]?.isDeleted != true }
                 if !live.isEmpty {
                     problems.append(.init(object, key: relationship.name,
-                                          "cannot be deleted while \(relationship.name) is not empty (deny rule; \(live.count) related)"))
+                                          "cannot be deleted while \(relationship.name) is not empty (deny rule; \(live.count) related)",
+                                          rule: .relationshipDeniedDelete))
                 }
             }
             do { try object.validateForDelete() } catch { Self.record(object, error, into: &problems) }
@@ -67,7 +74,48 @@ extension ManagedObjectContext {
         for slot in required where object.values[slot].isNull {
             if let changed, !changed.contains(slot) { continue }
             let name = object.entity.properties[slot].name
-            problems.append(.init(object, key: name, "\(name) is required but is nil"))
+            problems.append(.init(object, key: name, "\(name) is required but is nil", rule: .missingMandatoryProperty))
+        }
+    }
+
+    /// An object of an abstract entity, created with `init(context:)` (which cannot throw):
+    /// it has no table of its own to be saved as.
+    private static func abstractEntityProblem(_ object: ManagedObject, into problems: inout [ValidationError.Problem]) {
+        let entity = object.entity
+        let concrete = entity.selfAndDescendants.filter { !$0.isAbstract }.map(\.name)
+        let fix = concrete.isEmpty ? "it has no concrete sub-entity" : "insert one of its sub-entities (\(concrete.joined(separator: ", "))) instead"
+        problems.append(.init(object, "\(entity.name) is abstract: objects of an abstract entity cannot be saved; \(fix), then save again",
+                              rule: .abstractEntity))
+    }
+
+    /// Values that break their attribute's validation rules (for an update, changed ones only).
+    private static func ruleProblems(_ object: ManagedObject, changed: ChangedSlots?, into problems: inout [ValidationError.Problem]) {
+        for attribute in object.entity.validatedAttributes {
+            if let changed, !changed.contains(attribute.slot) { continue }
+            guard let validator = attribute.validator,
+                  let failure = validator.failure(of: object.values[attribute.slot], key: attribute.name) else { continue }
+            problems.append(.init(object, key: attribute.name, failure.message + "; set a value within the rule, then save again",
+                                  rule: failure.rule, value: failure.value))
+        }
+    }
+
+    /// To-many relationships holding fewer objects than their minimum count or more than their
+    /// maximum. As in Core Data, an optional relationship may be empty whatever its minimum.
+    private func countProblems(_ object: ManagedObject, changed: ChangedSlots?, into problems: inout [ValidationError.Problem]) {
+        for relationship in object.entity.countedRelationships {
+            if let changed, !changed.contains(relationship.slot) { continue }
+            guard case .objects(let ids) = object.values[relationship.slot] else { continue }   // unloaded: as stored
+            let count = ids.reduce(0) { $0 + (registered[$1]?.isDeleted == true ? 0 : 1) }
+            if count == 0 && relationship.isOptional { continue }
+            let (minimum, maximum) = (relationship.fileDetails.minCount, relationship.fileDetails.maxCount ?? 0)
+            let name = relationship.name
+            if count < minimum {
+                problems.append(.init(object, key: name, "\(name) has too few objects: \(count), the minimum count is \(minimum)",
+                                      rule: .relationshipLacksMinimumCount, value: String(count)))
+            } else if maximum > 0 && count > maximum {
+                problems.append(.init(object, key: name, "\(name) has too many objects: \(count), the maximum count is \(maximum)",
+                                      rule: .relationshipExceedsMaximumCount, value: String(count)))
+            }
         }
     }
 
