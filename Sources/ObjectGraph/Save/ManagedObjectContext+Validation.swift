@@ -2,7 +2,10 @@
 // ValidationError, and the store and the context's pending changes stay as they were.
 extension ManagedObjectContext {
     /// Checks the objects a save is about to write; throws every problem together. For an
-    /// update only its changed slots are checked (bit tests on the save plan's masks).
+    /// update, the checks of what only a change can break (a required value made nil, a
+    /// dangling reference, an unstorable value) look at its changed slots (bit tests on the
+    /// save plan's masks); the model's validation rules look at every value, as Core Data's
+    /// `validateForUpdate()` iterates through all of the object's properties.
     func validate(inserted: [ManagedObject], updated: [SaveRequest.Update], deleted: [ManagedObject],
                   _ layout: StoreLayout) throws {
         var problems: [ValidationError.Problem] = []
@@ -19,8 +22,8 @@ extension ManagedObjectContext {
             if !plan.numberSlots.isEmpty { Self.unstorableNumberProblems(object, slots: plan.numberSlots, decimals, into: &problems) }
             let entity = object.entity
             if entity.isAbstract { Self.abstractEntityProblem(object, into: &problems) }
-            if !entity.validatedAttributes.isEmpty { Self.ruleProblems(object, changed: nil, into: &problems) }
-            if !entity.countedRelationships.isEmpty { countProblems(object, changed: nil, into: &problems) }
+            if !entity.validatedAttributes.isEmpty { Self.ruleProblems(object, into: &problems) }
+            if !entity.countedRelationships.isEmpty { countProblems(object, into: &problems) }
             do { try object.validateForInsert() } catch { Self.record(object, error, into: &problems) }
         }
         for update in updated {
@@ -39,8 +42,8 @@ extension ManagedObjectContext {
             if update.changes.intersects(plan.numbers) {
                 Self.unstorableNumberProblems(object, slots: update.changes.intersection(plan.numbers).slots, decimals, into: &problems)
             }
-            if !object.entity.validatedAttributes.isEmpty { Self.ruleProblems(object, changed: update.changes, into: &problems) }
-            if !object.entity.countedRelationships.isEmpty { countProblems(object, changed: update.changes, into: &problems) }
+            if !object.entity.validatedAttributes.isEmpty { Self.ruleProblems(object, into: &problems) }
+            if !object.entity.countedRelationships.isEmpty { countProblems(object, into: &problems) }
             do { try object.validateForUpdate() } catch { Self.record(object, error, into: &problems) }
         }
         for object in deleted {
@@ -88,10 +91,9 @@ extension ManagedObjectContext {
                               rule: .abstractEntity))
     }
 
-    /// Values that break their attribute's validation rules (for an update, changed ones only).
-    private static func ruleProblems(_ object: ManagedObject, changed: ChangedSlots?, into problems: inout [ValidationError.Problem]) {
+    /// Values that break their attribute's validation rules, changed or not.
+    private static func ruleProblems(_ object: ManagedObject, into problems: inout [ValidationError.Problem]) {
         for attribute in object.entity.validatedAttributes {
-            if let changed, !changed.contains(attribute.slot) { continue }
             guard let validator = attribute.validator,
                   let failure = validator.failure(of: object.values[attribute.slot], key: attribute.name) else { continue }
             problems.append(.init(object, key: attribute.name, failure.message + "; set a value within the rule, then save again",
@@ -101,9 +103,9 @@ extension ManagedObjectContext {
 
     /// To-many relationships holding fewer objects than their minimum count or more than their
     /// maximum. As in Core Data, an optional relationship may be empty whatever its minimum.
-    private func countProblems(_ object: ManagedObject, changed: ChangedSlots?, into problems: inout [ValidationError.Problem]) {
+    /// A to-many that was never loaded is as stored, and is not read to be checked.
+    private func countProblems(_ object: ManagedObject, into problems: inout [ValidationError.Problem]) {
         for relationship in object.entity.countedRelationships {
-            if let changed, !changed.contains(relationship.slot) { continue }
             guard case .objects(let ids) = object.values[relationship.slot] else { continue }   // unloaded: as stored
             let count = ids.reduce(0) { $0 + (registered[$1]?.isDeleted == true ? 0 : 1) }
             if count == 0 && relationship.isOptional { continue }
