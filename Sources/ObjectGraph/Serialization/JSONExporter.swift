@@ -125,7 +125,9 @@ final class JSONExporter {
     /// Writes `value` at a key path: under its one key, or in the nested objects the path
     /// names (made as needed, shared with the other paths through them). A path through a
     /// value already written that is not an object (one property's key is a prefix of
-    /// another's) writes nothing: the import refuses such a mapping.
+    /// another's) writes nothing: the import and the throwing exports refuse such a mapping
+    /// before they start; only `ManagedObject.jsonObject(options:)`, which cannot throw,
+    /// gets here with one.
     static func write(_ value: Any, at path: [String], into object: inout [String: Any]) {
         guard path.count > 1 else {
             object[path[0]] = value

@@ -251,6 +251,12 @@ final class MagicalRecordModelImportTests: StoreTestCase {
             XCTAssertEqual((error as? JSONImportError)?.code, .unknownKey, "\(error)")
             XCTAssertTrue("\(error)".contains("attributeValue.nestedValue"), "\(error)")
         }
+        // The export refuses it too, rather than leave one of the two values out.
+        try importing(#"{"id": 1, "sampleAttribute": "flat", "attributeValue": {"nestedValue": "deep"}}"#, as: "MappedEntity")
+        XCTAssertThrowsError(try context.exportJSON(FetchRequest<ManagedObject>(entityName: "MappedEntity"),
+                                                    options: JSONExportOptions(mapping: options.mapping))) { error in
+            XCTAssertTrue(error is JSONExportError, "\(error)")
+        }
         options.mapping.keys = [:]
         options.mapping.relationshipRelatedBy["SingleRelatedEntity"] = ["testConcreteToOneRelationship": "nothing"]
         XCTAssertThrowsError(try importing(#"{}"#, as: "SingleRelatedEntity", options: options)) { error in
