@@ -19,17 +19,12 @@ extension JSONImporter {
     func apply(_ record: [String: Any], to object: ManagedObject, index: Int, path: String) throws {
         let entity = object.entity
         let table = table(for: entity)
-        for key in record.keys where !table.knownKeys.contains(key) {
-            if key == options.entityKey || key == options.identityKey { continue }
-            if options.strict {
-                let known = entity.properties.filter { !$0.isTransient }.map(\.name).joined(separator: ", ")
-                throw JSONImportError(.unknownKey, index: index, key: Self.join(path, key), entity: entity.name,
-                                      "\(entity.name) has no property for the key '\(key)' (it has: \(known)); map it with JSONMapping.keys or import without strict")
-            }
-            report.ignoredKeys["\(entity.name).\(key)", default: 0] += 1
-        }
+        // The record's keys that gave a property's value: when that is all of them (and
+        // keys map one to one), no key is unknown and the keys need no second look.
+        var keysFound = 0
         for property in table.properties {
             let found = try value(of: property, in: record, table: table, entity: entity, index: index, path: path)
+            if found != nil { keysFound += 1 }
             if let attribute = property as? AttributeDescription {
                 guard let (raw, key) = found, !(isJSONNull(raw) && table.defaultsWhenAbsent.contains(attribute.slot)) else {
                     // useDefaultValueWhenNotPresent: no value (or null) sets the default, as MagicalRecord does.
@@ -38,7 +33,7 @@ extension JSONImporter {
                     }
                     continue
                 }
-                let stored = try slotValue(raw, for: attribute, entity: entity, index: index, path: Self.join(path, key))
+                let stored = try slotValue(raw, for: attribute, entity: entity, index: index, path: path, key: key)
                 if stored.isNull && !attribute.isOptional {
                     throw JSONImportError(.missingRequiredValue, index: index, key: Self.join(path, key), entity: entity.name,
                                           "\(entity.name).\(attribute.name) is required and cannot be null")
@@ -47,6 +42,16 @@ extension JSONImporter {
             } else if let (raw, key) = found {
                 try applyRelationship(property as! RelationshipDescription, raw, to: object, index: index, path: Self.join(path, key))
             }
+        }
+        if table.keysAreOneToOne && keysFound == record.count { return }
+        for key in record.keys where !table.knownKeys.contains(key) {
+            if key == options.entityKey || key == options.identityKey { continue }
+            if options.strict {
+                let known = entity.properties.filter { !$0.isTransient }.map(\.name).joined(separator: ", ")
+                throw JSONImportError(.unknownKey, index: index, key: Self.join(path, key), entity: entity.name,
+                                      "\(entity.name) has no property for the key '\(key)' (it has: \(known)); map it with JSONMapping.keys or import without strict")
+            }
+            report.ignoredKeys["\(entity.name).\(key)", default: 0] += 1
         }
     }
 

@@ -228,16 +228,17 @@ final class JSONImporter {
     /// The lookup key of the record's related-by value, or nil when it has none.
     func lookupKey(of attribute: AttributeDescription, in record: [String: Any], entity: EntityDescription, index: Int, path: String) throws -> JSONLookupKey? {
         guard let (raw, key) = try value(of: attribute, in: record, table: table(for: entity), entity: entity, index: index, path: path) else { return nil }
-        return JSONLookupKey(try slotValue(raw, for: attribute, entity: entity, index: index, path: Self.join(path, key)))
+        return JSONLookupKey(try slotValue(raw, for: attribute, entity: entity, index: index, path: path, key: key))
     }
 
-    /// The stored value of `raw` for `attribute`; `path` names where `raw` is, for messages.
-    func slotValue(_ raw: Any, for attribute: AttributeDescription, entity: EntityDescription, index: Int, path: String) throws -> SlotValue {
+    /// The stored value of `raw` for `attribute`; `path` and `key` (joined only for a
+    /// message) name where `raw` is.
+    func slotValue(_ raw: Any, for attribute: AttributeDescription, entity: EntityDescription, index: Int, path: String, key: String? = nil) throws -> SlotValue {
         do {
             let format = attribute.attributeType == .date ? table(for: entity).dateFormats[attribute.slot] : nil
             return try attribute.slotValue(fromJSON: raw, dateNumbers: options.dateNumbers, dateFormat: format)
         } catch {
-            throw JSONImportError(.wrongType, index: index, key: path, entity: entity.name,
+            throw JSONImportError(.wrongType, index: index, key: key.map { Self.join(path, $0) } ?? path, entity: entity.name,
                                   "\(entity.name).\(attribute.name) takes \(error.expected), not \(Self.jsonTypeName(raw)) \(Self.shortText(raw))")
         }
     }

@@ -18,6 +18,9 @@ struct JSONKeyTable {
     /// Attributes set to their default value when a record gives none
     /// (`useDefaultValueWhenNotPresent`).
     let defaultsWhenAbsent: Set<Int>
+    /// Whether every property is read from plain keys (no key path), no key serving two
+    /// properties: then a record whose keys each gave a property's value has no other key.
+    let keysAreOneToOne: Bool
 
     init(entity: EntityDescription, mapping: JSONMapping) {
         relatedBy = mapping.relatedByAttribute(of: entity)
@@ -44,6 +47,8 @@ struct JSONKeyTable {
         knownKeys = known
         dateFormats = formats
         defaultsWhenAbsent = defaults
+        let allPaths = paths.joined()
+        keysAreOneToOne = allPaths.allSatisfy { $0.count == 1 } && known.count == allPaths.count
     }
 
     /// The value `record` gives for `property` under the first of its keys or key paths that
