@@ -118,7 +118,7 @@ final class CLIJSONRoundTripTests: XCTestCase {
         let folder = try CLITestStores.folder()
         let target = try CLITestStores.gadgets(in: folder, name: "Empty.sqlite", filled: false)
         let before = CLITestStores.bytes(of: target)[""]
-        let run = try CommandLineRun.tool(arguments: ["import", target.path, "Maker", "-"], input: #"[{"name": "A"}, {"name": 12}]"#)
+        let run = try CommandLineRun.tool(arguments: ["import", target.path, "Maker", "-"], input: #"[{"name": "A"}, {"name": true}]"#)
         XCTAssertEqual(run.status, 1)
         XCTAssertTrue(run.stderr.contains("name"), run.stderr)
         XCTAssertEqual(try CommandLineRun.tool("count", target.path, "Maker").succeeded(), "0\n")

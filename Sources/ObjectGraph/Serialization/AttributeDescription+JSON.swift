@@ -46,11 +46,13 @@ extension AttributeDescription {
     }
 
     /// The stored value of a JSON value (or of a Swift value of the attribute's type),
-    /// accepting numbers and booleans given as strings, ISO 8601 and epoch dates, base64
-    /// data, and JSON for a `Codable` attribute.
+    /// accepting numbers and booleans given as strings, a number for a string (its exact
+    /// text), ISO 8601 and epoch dates (and dates in the attribute's own `dateFormat`),
+    /// base64 data, and JSON for a `Codable` attribute. Nothing that rounds.
     ///
     /// - Throws: ``JSONValueProblem`` saying what the attribute takes.
-    func slotValue(fromJSON value: Any, dateNumbers: JSONImportOptions.DateNumbers) throws(JSONValueProblem) -> SlotValue {
+    func slotValue(fromJSON value: Any, dateNumbers: JSONImportOptions.DateNumbers,
+                   dateFormat: JSONDateFormat? = nil) throws(JSONValueProblem) -> SlotValue {
         if isJSONNull(value) { return .null }
         switch attributeType {
         case .integer16: return .int(try Self.integer(value, in: Int64(Int16.min)...Int64(Int16.max), "an integer from -32768 to 32767"))
@@ -72,11 +74,13 @@ extension AttributeDescription {
             guard let flag = Self.boolean(value) else { throw JSONValueProblem(expected: "true or false (or \"true\", \"false\", 1, 0)") }
             return .int(flag ? 1 : 0)
         case .string:
-            guard let text = value as? String else { throw JSONValueProblem(expected: "a string") }
+            if let text = value as? String { return .text(text) }
+            // A number's exact text (`10248909829`), as MagicalRecord takes it; never a boolean.
+            guard let text = Self.exactText(ofNumber: value) else { throw JSONValueProblem(expected: "a string (or a number, taken as its text)") }
             return .text(text)
         case .date:
-            guard let date = Self.date(value, dateNumbers) else {
-                throw JSONValueProblem(expected: "an ISO 8601 date (\"2024-05-01T09:30:00Z\") or seconds or milliseconds since 1970")
+            guard let date = Self.date(value, dateNumbers, dateFormat) else {
+                throw JSONValueProblem(expected: dateFormat?.expected ?? "an ISO 8601 date (\"2024-05-01T09:30:00Z\") or seconds or milliseconds since 1970")
             }
             // A date the export could not write back (no calendar day that far) is no date.
             guard ISO8601Date.canFormat(date) else {
@@ -191,13 +195,31 @@ extension AttributeDescription {
         }
     }
 
-    private static func date(_ value: Any, _ numbers: JSONImportOptions.DateNumbers) -> Date? {
+    /// A date from a `Date`, a number (in `numbers`' unit, or milliseconds for a `UnixTime`
+    /// format), or a string: in the attribute's format first when it has one, else ISO 8601,
+    /// else a number's text.
+    private static func date(_ value: Any, _ numbers: JSONImportOptions.DateNumbers, _ format: JSONDateFormat?) -> Date? {
         if let date = value as? Date { return date }
+        let numbers = format?.isUnixTime == true ? .millisecondsSince1970 : numbers
         if let number = value as? JSONNumber { return number.double.flatMap { date(fromNumber: $0, numbers) } }
         if let number = Self.number(value), !isBoolean(number) { return date(fromNumber: number.doubleValue, numbers) }
         guard let text = value as? String else { return nil }
+        if let date = format?.date(from: text) { return date }
         if let date = ISO8601Date.parse(text) { return date }
         return Double(text.trimmingCharacters(in: .whitespaces)).flatMap { date(fromNumber: $0, numbers) }
+    }
+
+    /// A number's text, digit for digit: as the JSON wrote it, or an integer's digits, or the
+    /// shortest text that reads back as the same `Double`. Nil for a boolean or a non-number.
+    private static func exactText(ofNumber value: Any) -> String? {
+        if let number = value as? JSONNumber { return number.text }
+        if let decimal = value as? Decimal { return decimal.description }
+        guard let number = Self.number(value), !isBoolean(number) else { return nil }
+        switch number.objCType.pointee {
+        case 0x64, 0x66: return number.doubleValue.isFinite ? "\(number.doubleValue)" : nil   // "d", "f"
+        case 0x51: return "\(number.uint64Value)"                                                // "Q"
+        default: return "\(number.int64Value)"
+        }
     }
 
     private static func date(fromNumber number: Double, _ numbers: JSONImportOptions.DateNumbers) -> Date? {

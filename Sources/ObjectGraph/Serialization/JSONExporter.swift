@@ -10,8 +10,11 @@ import Foundation
 /// again as its identity alone, which ends cycles and keeps the output as large as the graph.
 final class JSONExporter {
     let options: JSONExportOptions
-    private var keysByEntity: [ObjectIdentifier: [String]] = [:]
+    /// Each property's JSON key (path), split at its dots, by slot, per entity.
+    private var keysByEntity: [ObjectIdentifier: [[String]]] = [:]
     private var relatedByEntity: [ObjectIdentifier: AttributeDescription?] = [:]
+    /// The name each relationship's own related-by entry gives (nil: none), once looked up.
+    private var relationshipRelatedByNames: [ObjectIdentifier: String?] = [:]
     /// Objects without a related-by value written in full within the current top-level object.
     private var written: Set<ObjectID> = []
 
@@ -40,14 +43,14 @@ final class JSONExporter {
         for attribute in entity.attributes where !attribute.isTransient {
             let stored = object.values[attribute.slot]
             if stored.isNull && !options.includesNullValues { continue }
-            result[keys[attribute.slot]] = attribute.jsonValue(of: stored, options: options)
+            Self.write(attribute.jsonValue(of: stored, options: options), at: keys[attribute.slot], into: &result)
         }
         guard depth >= 0, let context = object.context else { return result }
         for relationship in entity.relationships {
             if let arrival, relationship === arrival.inverseRelationship { continue }
             var ids = Array(object.relatedIDs(relationship, in: context))
             if !relationship.isToMany && ids.isEmpty {
-                if options.includesNullValues { result[keys[relationship.slot]] = NSNull() }
+                if options.includesNullValues { Self.write(NSNull(), at: keys[relationship.slot], into: &result) }
                 continue
             }
             // A set has no order of its own: the same text in every run.
@@ -59,7 +62,7 @@ final class JSONExporter {
                 return reference(to: id, relationship, in: context)
             }
             if !relationship.isToMany && items.isEmpty { continue }
-            result[keys[relationship.slot]] = relationship.isToMany ? items : items[0]
+            Self.write(relationship.isToMany ? items : items[0], at: keys[relationship.slot], into: &result)
         }
         return result
     }
@@ -76,10 +79,11 @@ final class JSONExporter {
         return jsonObject(destination, base: relationship.destinationEntity, depth: depth, via: relationship)
     }
 
-    /// A destination as a key: its related-by value; else (``JSONExportOptions/RelationshipEncoding/objectIDs``)
+    /// A destination as a key: its related-by value (the relationship's own related-by
+    /// attribute's, else its entity's); else (``JSONExportOptions/RelationshipEncoding/objectIDs``)
     /// its object ID URI, or the destination nested.
     private func reference(to id: ObjectID, _ relationship: RelationshipDescription, in context: ManagedObjectContext) -> Any? {
-        if let relatedBy = relatedBy(of: id.entity) {
+        if let relatedBy = relatedBy(of: relationship, destination: id.entity) {
             let value = context.destination(with: id).primitiveValue(slot: relatedBy.slot)
             if !value.isNull { return relatedBy.jsonValue(of: value, options: options) }
         }
@@ -111,11 +115,40 @@ final class JSONExporter {
         lhs.entity.name != rhs.entity.name ? lhs.entity.name < rhs.entity.name : lhs.key < rhs.key
     }
 
-    private func jsonKeys(of entity: EntityDescription) -> [String] {
+    private func jsonKeys(of entity: EntityDescription) -> [[String]] {
         if let keys = keysByEntity[ObjectIdentifier(entity)] { return keys }
-        let keys = entity.properties.map { options.mapping.jsonKey(for: $0, in: entity) }
+        let keys = entity.properties.map { options.mapping.jsonKey(for: $0, in: entity).split(separator: ".", omittingEmptySubsequences: false).map(String.init) }
         keysByEntity[ObjectIdentifier(entity)] = keys
         return keys
+    }
+
+    /// Writes `value` at a key path: under its one key, or in the nested objects the path
+    /// names (made as needed, shared with the other paths through them). A path through a
+    /// value already written that is not an object (one property's key is a prefix of
+    /// another's) writes nothing: the import and the throwing exports refuse such a mapping
+    /// before they start; only `ManagedObject.jsonObject(options:)`, which cannot throw,
+    /// gets here with one.
+    static func write(_ value: Any, at path: [String], into object: inout [String: Any]) {
+        guard path.count > 1 else {
+            object[path[0]] = value
+            return
+        }
+        var nested: [String: Any]
+        if let existing = object[path[0]] {
+            guard let dictionary = existing as? [String: Any] else { return }
+            nested = dictionary
+        } else {
+            nested = [:]
+        }
+        write(value, at: Array(path.dropFirst()), into: &nested)
+        object[path[0]] = nested
+    }
+
+    private func relatedBy(of relationship: RelationshipDescription, destination: EntityDescription) -> AttributeDescription? {
+        let id = ObjectIdentifier(relationship)
+        if relationshipRelatedByNames[id] == nil { relationshipRelatedByNames[id] = .some(options.mapping.relationshipRelatedByName(of: relationship)) }
+        if let name = relationshipRelatedByNames[id]! { return destination.property(named: name) as? AttributeDescription }
+        return relatedBy(of: destination)
     }
 
     private func relatedBy(of entity: EntityDescription) -> AttributeDescription? {

@@ -19,27 +19,39 @@ extension JSONImporter {
     func apply(_ record: [String: Any], to object: ManagedObject, index: Int, path: String) throws {
         let entity = object.entity
         let table = table(for: entity)
-        for (key, raw) in record {
-            guard let property = table.propertiesByKey[key] else {
-                if key == options.entityKey || key == options.identityKey { continue }
-                if options.strict {
-                    let known = entity.properties.filter { !$0.isTransient }.map(\.name).joined(separator: ", ")
-                    throw JSONImportError(.unknownKey, index: index, key: Self.join(path, key), entity: entity.name,
-                                          "\(entity.name) has no property for the key '\(key)' (it has: \(known)); map it with JSONMapping.keys or import without strict")
-                }
-                report.ignoredKeys["\(entity.name).\(key)", default: 0] += 1
-                continue
-            }
+        // The record's keys that gave a property's value: when that is all of them (and
+        // keys map one to one), no key is unknown and the keys need no second look.
+        var keysFound = 0
+        for property in table.properties {
+            let found = try value(of: property, in: record, table: table, entity: entity, index: index, path: path)
+            if found != nil { keysFound += 1 }
             if let attribute = property as? AttributeDescription {
-                let stored = try slotValue(raw, for: attribute, entity: entity, index: index, path: path)
+                guard let (raw, key) = found, !(isJSONNull(raw) && table.defaultsWhenAbsent.contains(attribute.slot)) else {
+                    // useDefaultValueWhenNotPresent: no value (or null) sets the default, as MagicalRecord does.
+                    if table.defaultsWhenAbsent.contains(attribute.slot) {
+                        object.setPrimitiveValue(attribute.defaultValue?() ?? .null, slot: attribute.slot)
+                    }
+                    continue
+                }
+                let stored = try slotValue(raw, for: attribute, entity: entity, index: index, path: path, key: key)
                 if stored.isNull && !attribute.isOptional {
-                    throw JSONImportError(.missingRequiredValue, index: index, key: Self.join(path, attribute.name), entity: entity.name,
+                    throw JSONImportError(.missingRequiredValue, index: index, key: Self.join(path, key), entity: entity.name,
                                           "\(entity.name).\(attribute.name) is required and cannot be null")
                 }
                 object.setPrimitiveValue(stored, slot: attribute.slot)
-            } else {
-                try applyRelationship(property as! RelationshipDescription, raw, to: object, index: index, path: Self.join(path, property.name))
+            } else if let (raw, key) = found {
+                try applyRelationship(property as! RelationshipDescription, raw, to: object, index: index, path: Self.join(path, key))
             }
+        }
+        if table.keysAreOneToOne && keysFound == record.count { return }
+        for key in record.keys where !table.knownKeys.contains(key) {
+            if key == options.entityKey || key == options.identityKey { continue }
+            if options.strict {
+                let known = entity.properties.filter { !$0.isTransient }.map(\.name).joined(separator: ", ")
+                throw JSONImportError(.unknownKey, index: index, key: Self.join(path, key), entity: entity.name,
+                                      "\(entity.name) has no property for the key '\(key)' (it has: \(known)); map it with JSONMapping.keys or import without strict")
+            }
+            report.ignoredKeys["\(entity.name).\(key)", default: 0] += 1
         }
     }
 
@@ -87,7 +99,7 @@ extension JSONImporter {
             return .reference(value)
         }
         let destination = try entity(of: record, base: relationship.destinationEntity, index: index, path: path)
-        let relatedBy = table(for: destination).relatedBy
+        let relatedBy = relatedBy(of: relationship, destination: destination)
         let key = try relatedBy.map { try lookupKey(of: $0, in: record, entity: destination, index: index, path: path) } ?? nil
         let existing = key.flatMap { key in relatedBy.flatMap { lookup[ObjectIdentifier($0)]?[key] } }
         return .object(try upsert(record, entity: destination, existing: existing, relatedBy: relatedBy, key: key, index: index, path: path))
@@ -129,7 +141,7 @@ extension JSONImporter {
             }
             return object
         }
-        guard let relatedBy = table(for: destination).relatedBy else {
+        guard let relatedBy = relatedBy(of: relationship, destination: destination) else {
             throw JSONImportError(.unknownReference, index: index, key: path, entity: relationship.entity.name,
                                   "\(relationship) names \(Self.shortText(value)) by key, but \(destination.name) has no related-by attribute; set JSONMapping.relatedBy[\"\(destination.name)\"] or conform \(destination.name) to JSONImportable")
         }

@@ -8,30 +8,32 @@ extension JSONImporter {
 
     func prefetch(_ records: ArraySlice<Any>) throws {
         var wanted: [ObjectIdentifier: (attribute: AttributeDescription, values: [JSONLookupKey: Any])] = [:]
-        func gather(_ record: [String: Any], _ base: EntityDescription) {
+        // `via`: the relationship a nested record is under, whose related-by attribute wins.
+        func gather(_ record: [String: Any], _ base: EntityDescription, via arrival: RelationshipDescription?) {
             let entity = (try? self.entity(of: record, base: base, index: 0, path: "")) ?? base
             let table = table(for: entity)
-            if let relatedBy = table.relatedBy {
-                want(relatedBy, table.value(of: relatedBy, in: record))
+            if let relatedBy = arrival.map({ self.relatedBy(of: $0, destination: entity) }) ?? table.relatedBy {
+                want(relatedBy, entity, try? table.value(of: relatedBy, in: record)?.value)
             }
             for relationship in entity.relationships {
-                guard let value = table.value(of: relationship, in: record) else { continue }
+                guard let value = try? table.value(of: relationship, in: record)?.value else { continue }
                 let destination = relationship.destinationEntity!
+                let relatedBy = self.relatedBy(of: relationship, destination: destination)
                 for item in (value as? [Any]) ?? [value] {
                     if let nested = item as? [String: Any] {
-                        gather(nested, destination)
-                    } else if let relatedBy = self.table(for: destination).relatedBy {
-                        want(relatedBy, item)
+                        gather(nested, destination, via: relationship)
+                    } else if let relatedBy {
+                        want(relatedBy, destination, item)
                     }
                 }
             }
         }
-        func want(_ attribute: AttributeDescription, _ raw: Any?) {
-            guard let raw, let stored = try? attribute.slotValue(fromJSON: raw, dateNumbers: options.dateNumbers),
+        func want(_ attribute: AttributeDescription, _ entity: EntityDescription, _ raw: Any?) {
+            guard let raw, let stored = try? attribute.slotValue(fromJSON: raw, dateNumbers: options.dateNumbers, dateFormat: table(for: entity).dateFormats[attribute.slot]),
                   let key = JSONLookupKey(stored), let value = attribute.conversion.toAny(stored) else { return }
             wanted[ObjectIdentifier(attribute), default: (attribute, [:])].values[key] = value
         }
-        for case let record as [String: Any] in records { gather(record, entity) }
+        for case let record as [String: Any] in records { gather(record, entity, via: nil) }
 
         for (id, entry) in wanted {
             var found = lookup[id] ?? [:]

@@ -9,6 +9,8 @@ final class JSONImporter {
     var report = JSONImportReport()
 
     private var tables: [ObjectIdentifier: JSONKeyTable] = [:]
+    /// The name each relationship's own related-by entry gives (nil: none), once looked up.
+    private var relationshipRelatedByNames: [ObjectIdentifier: String?] = [:]
     /// Objects by related-by value, per related-by attribute: prefetched for each batch, and
     /// growing as the batch inserts.
     var lookup: [ObjectIdentifier: [JSONLookupKey: ManagedObject]] = [:]
@@ -172,7 +174,7 @@ final class JSONImporter {
     /// A record's related-by value as text, for the report.
     private func keyText(of record: [String: Any], _ entity: EntityDescription) -> String? {
         let table = table(for: entity)
-        return table.relatedBy.flatMap { table.value(of: $0, in: record) }.map { "\($0)" }
+        return table.relatedBy.flatMap { try? table.value(of: $0, in: record)?.value }.map { "\($0)" }
     }
 
     func table(for entity: EntityDescription) -> JSONKeyTable {
@@ -180,6 +182,33 @@ final class JSONImporter {
         let table = JSONKeyTable(entity: entity, mapping: options.mapping)
         tables[ObjectIdentifier(entity)] = table
         return table
+    }
+
+    /// The attribute the items of `relationship` whose entity is `destination` are matched
+    /// by: the relationship's own (``JSONMapping/relationshipRelatedBy``, user info), else
+    /// the destination's.
+    func relatedBy(of relationship: RelationshipDescription, destination: EntityDescription) -> AttributeDescription? {
+        let id = ObjectIdentifier(relationship)
+        let name: String?
+        if let cached = relationshipRelatedByNames[id] {
+            name = cached
+        } else {
+            name = options.mapping.relationshipRelatedByName(of: relationship)
+            relationshipRelatedByNames[id] = .some(name)
+        }
+        guard let name else { return table(for: destination).relatedBy }
+        return destination.property(named: name) as? AttributeDescription
+    }
+
+    /// The value `record` gives for `property` and the key (path) it gives it under, or nil.
+    func value(of property: PropertyDescription, in record: [String: Any], table: JSONKeyTable, entity: EntityDescription,
+               index: Int, path: String) throws -> (value: Any, key: String)? {
+        do {
+            return try table.value(of: property, in: record)
+        } catch {
+            throw JSONImportError(.wrongType, index: index, key: Self.join(path, error.keyPath), entity: entity.name,
+                                  "the key path '\(error.keyPath)' of \(entity.name).\(property.name) goes through '\(error.prefix)', which is \(error.found), not an object")
+        }
     }
 
     /// The entity a record names with the entity key (a sub-entity of `base`), else `base`.
@@ -198,15 +227,18 @@ final class JSONImporter {
 
     /// The lookup key of the record's related-by value, or nil when it has none.
     func lookupKey(of attribute: AttributeDescription, in record: [String: Any], entity: EntityDescription, index: Int, path: String) throws -> JSONLookupKey? {
-        guard let raw = table(for: entity).value(of: attribute, in: record) else { return nil }
-        return JSONLookupKey(try slotValue(raw, for: attribute, entity: entity, index: index, path: path))
+        guard let (raw, key) = try value(of: attribute, in: record, table: table(for: entity), entity: entity, index: index, path: path) else { return nil }
+        return JSONLookupKey(try slotValue(raw, for: attribute, entity: entity, index: index, path: path, key: key))
     }
 
-    func slotValue(_ raw: Any, for attribute: AttributeDescription, entity: EntityDescription, index: Int, path: String) throws -> SlotValue {
+    /// The stored value of `raw` for `attribute`; `path` and `key` (joined only for a
+    /// message) name where `raw` is.
+    func slotValue(_ raw: Any, for attribute: AttributeDescription, entity: EntityDescription, index: Int, path: String, key: String? = nil) throws -> SlotValue {
         do {
-            return try attribute.slotValue(fromJSON: raw, dateNumbers: options.dateNumbers)
+            let format = attribute.attributeType == .date ? table(for: entity).dateFormats[attribute.slot] : nil
+            return try attribute.slotValue(fromJSON: raw, dateNumbers: options.dateNumbers, dateFormat: format)
         } catch {
-            throw JSONImportError(.wrongType, index: index, key: Self.join(path, attribute.name), entity: entity.name,
+            throw JSONImportError(.wrongType, index: index, key: key.map { Self.join(path, $0) } ?? path, entity: entity.name,
                                   "\(entity.name).\(attribute.name) takes \(error.expected), not \(Self.jsonTypeName(raw)) \(Self.shortText(raw))")
         }
     }

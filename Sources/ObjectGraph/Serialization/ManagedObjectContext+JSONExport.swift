@@ -32,13 +32,22 @@ extension ManagedObjectContext {
         let fetched = try fetch(request)
         let objects: [ManagedObject] = fetched
         let base = objects.first.map({ request.entityName.flatMap { managedObjectModel.entitiesByName[$0] } ?? managedObjectModel.entity(for: T.self) ?? $0.entity })
+        try Self.checkMapping(options, from: base)
         return (objects, base)
     }
 
     /// An object graph as JSON: `objects`, with relationships nested to the depth `options` say.
     public func exportJSON(_ objects: [ManagedObject], options: JSONExportOptions = JSONExportOptions()) throws -> Data {
         let base = Self.commonEntity(of: objects)
+        try Self.checkMapping(options, from: base)
         return try Self.jsonData(base.map { jsonObjects(objects, base: $0, options: options) } ?? [], options: options)
+    }
+
+    /// Refuses a mapping the export cannot follow (one key inside another's, a related-by
+    /// entry that names no attribute), as the import does, rather than leave values out.
+    private static func checkMapping(_ options: JSONExportOptions, from base: EntityDescription?) throws {
+        guard let base, let problem = options.mapping.problem(reachableFrom: base) else { return }
+        throw JSONExportError(message: problem.message)
     }
 
     /// The objects `request` fetches, decoded as `type` from their JSON: a `Codable` form to

@@ -55,6 +55,7 @@ extension ManagedObjectContext {
             throw JSONImportError(.unknownKey, key: key.value, entity: key.key,
                                   "the related-by attribute \(key.key).\(key.value) is not an attribute of an entity of the model")
         }
+        if let problem = options.mapping.problem(reachableFrom: entity) { throw problem }
         if let size = options.batchSize, size < 1 { preconditionFailure("ManagedRecord: JSONImportOptions.batchSize must be at least 1, or nil for one transaction") }
         let importContext = ManagedObjectContext(coordinator: persistentStoreCoordinator, concurrencyType: .privateQueue, name: "\(name).import")
         importContext.mergePolicy = mergePolicy

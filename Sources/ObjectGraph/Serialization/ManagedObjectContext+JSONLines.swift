@@ -31,29 +31,37 @@ extension ManagedObjectContext {
         let depth = options.relationships.depth
         for managed in objects {
             var object = exporter.jsonObject(managed, base: base, depth: depth)
-            for key in unordered {
-                if let keys = object[key] as? [String] {
-                    object[key] = keys.sorted()
-                } else if let keys = object[key] as? [Int] {
-                    object[key] = keys.sorted()
-                }
-            }
+            for path in unordered { Self.sortKeys(at: path[...], in: &object) }
             var writer = JSONWriter(pretty: false, sortsKeys: true, capacity: 256)
             try writer.write(object)
             try line(Data(writer.bytes))
         }
     }
 
-    /// The JSON keys of the unordered to-many relationships of the request's entity and its
-    /// sub-entities, when relationships are written as keys.
-    private func unorderedToManyKeys<T: ManagedObject>(_ request: FetchRequest<T>, options: JSONExportOptions) -> Set<String> {
+    /// Sorts the array of keys at `path` (a key path, split at its dots).
+    private static func sortKeys(at path: ArraySlice<String>, in object: inout [String: Any]) {
+        guard let key = path.first else { return }
+        if path.count > 1 {
+            guard var nested = object[key] as? [String: Any] else { return }
+            sortKeys(at: path.dropFirst(), in: &nested)
+            object[key] = nested
+        } else if let keys = object[key] as? [String] {
+            object[key] = keys.sorted()
+        } else if let keys = object[key] as? [Int] {
+            object[key] = keys.sorted()
+        }
+    }
+
+    /// The JSON key paths (split at their dots) of the unordered to-many relationships of the
+    /// request's entity and its sub-entities, when relationships are written as keys.
+    private func unorderedToManyKeys<T: ManagedObject>(_ request: FetchRequest<T>, options: JSONExportOptions) -> Set<[String]> {
         guard options.relationships == .keys,
               let entity = request.entityName.flatMap({ managedObjectModel.entitiesByName[$0] }) ?? managedObjectModel.entity(for: T.self)
         else { return [] }
-        var keys = Set<String>()
+        var keys = Set<[String]>()
         for member in entity.selfAndDescendants {
             for relationship in member.relationships where relationship.isToMany && !relationship.isOrdered {
-                keys.insert(options.mapping.keys[relationship.entity.name]?[relationship.name] ?? relationship.name)
+                keys.insert(options.mapping.jsonKey(for: relationship, in: member).split(separator: ".", omittingEmptySubsequences: false).map(String.init))
             }
         }
         return keys
