@@ -12,6 +12,10 @@ struct CLIError: Error, CustomStringConvertible {
         case outputIsAStore
         /// The input of `import` is empty (or only white space): there is nothing to import.
         case emptyInput
+        /// A command of SQLite files only (`backup`, `restore`) was given a PostgreSQL URL.
+        case serverStore
+        /// `delete` could not ask (standard input is not a terminal) and had no `--yes`.
+        case notConfirmed
         case other
     }
 
