@@ -63,7 +63,9 @@ func describe(_ error: Error) -> String {
     }
     if let error = error as? StoreError {
         let cause = error.underlying.map { ": \($0)" } ?? ""
-        return "\(error.message) (\(error.code): \(error.url?.path ?? "in memory"))\(cause)"
+        // A server store's URL without its password (the library gives it so; redacted again here).
+        let place = error.url.map { $0.isFileURL ? $0.path : DatabaseServerLocation.redacted($0) } ?? "in memory"
+        return "\(error.message) (\(error.code): \(place))\(cause)"
     }
     return String(describing: error)
 }

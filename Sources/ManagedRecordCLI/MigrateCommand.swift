@@ -35,13 +35,14 @@ struct MigrateCommand: ParsableCommand {
             guard let path = storeOptions.model else {
                 throw CLIError("migrate needs the model to migrate to: --model NEW.xcdatamodeld (or an .xcdatamodel or contents file)")
             }
+            let server = try storeOptions.server()
+            if let server, dryRun {
+                throw CLIError("migrate --dry-run is SQLite-only: the forecast rehearses the migration on a copy of the store file, and a PostgreSQL store has none. Nothing was changed. On PostgreSQL the migration itself runs in one transaction per stage and changes nothing when it fails: run `managedrecord migrate \(server.display) --model \(path)` (back the database up first with pg_dump)")
+            }
             let model = try ManagedObjectModel(contentsOf: URL(fileURLWithPath: path))
             let location: PersistentContainer.Location
             let name: String
-            if let server = try storeOptions.server() {
-                if dryRun {
-                    throw CLIError("migrate --dry-run is SQLite-only: the forecast rehearses the migration on a copy of the store file, and a PostgreSQL store has none. Nothing was changed. On PostgreSQL the migration itself runs in one transaction per stage and changes nothing when it fails: run `managedrecord migrate \(server.display) --model \(path)` (back the database up first with pg_dump)")
-                }
+            if let server {
                 guard !ServerStore.fits(model, try server.metadata()) else {
                     Terminal.write("\(server.display) already fits the model: nothing to migrate\n")
                     return

@@ -82,6 +82,8 @@ final class CLIPostgresTests: XCTestCase {
             XCTAssertTrue(run.stderr.hasPrefix("managedrecord: error: "), "\(arguments[0]): \(run.stderr)")
             XCTAssertFalse(run.stderr.contains(secret) || run.stdout.contains(secret), "\(arguments[0]): \(run.stdout) \(run.stderr)")
         }
+        let dryRun = try CommandLineRun.tool("migrate", withPassword, "--model", "/nonexistent/New.xcdatamodeld", "--dry-run")
+        XCTAssertTrue(dryRun.stderr.contains("migrate --dry-run is SQLite-only"), "refused before the model is read: \(dryRun.stderr)")
         // The password is used: the store opens with it.
         XCTAssertEqual(try CommandLineRun.tool("count", withPassword, "Employee").succeeded(), "5\n")
     }
