@@ -61,6 +61,21 @@ final class CLIPostgresTests: XCTestCase {
         XCTAssertTrue(history.hasSuffix("(1 transaction)\n"), history)
     }
 
+    /// Another program's commits reach `watch` through the server (LISTEN/NOTIFY and the history).
+    func testWatchPrintsTheCommitsOfAnotherProgramOnAServerStore() throws {
+        XCTAssertEqual(try CommandLineRun.tool("history", store, "--enable").status, 0)
+        let watch = try WatchProcess(store: store, arguments: ["Employee", "age > 40"])
+        defer { watch.stop() }
+        XCTAssertTrue(watch.waitFor("(3 rows)"), watch.text)
+        let container = try PersistentContainer(name: "Company", entities: companyEntities, store: .postgres(url), options: [.persistentHistory])
+        defer { container.persistentStoreCoordinator.close() }
+        let dee = Employee(context: container.viewContext)
+        dee.firstName = "Dee"
+        dee.age = 61
+        try container.viewContext.save()
+        XCTAssertTrue(watch.waitFor("+ Employee p\(try XCTUnwrap(dee.objectID.primaryKey)) firstName=Dee"), watch.text)
+    }
+
     /// A password in the URL never appears in what the tool prints, whatever fails.
     func testThePasswordOfTheURLIsNeverPrinted() throws {
         let secret = "Sup3rSecretPw"
