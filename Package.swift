@@ -64,7 +64,7 @@ let package = Package(
         // `managedrecord`: fetch, count, aggregate, inspect, export and import stores from a shell.
         .executableTarget(
             name: "ManagedRecordCLI",
-            dependencies: ["ObjectGraph", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+            dependencies: ["ObjectGraph", "ObjectGraphPostgres", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
         // A user's script (top-level code with `await`s), run and checked by ScriptTests.
         .executableTarget(
@@ -124,7 +124,7 @@ let package = Package(
         // Runs the built `managedrecord` and `Demo` executables as processes.
         .testTarget(
             name: "ManagedRecordCLITests",
-            dependencies: ["ObjectGraph"]
+            dependencies: ["ObjectGraph", "ObjectGraphPostgres", "PostgresTestSupport"]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -6,7 +6,12 @@ import ObjectGraph
 struct AggregateCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "aggregate",
-        abstract: "Print sum, avg, min or max of a key over the matching objects (null when there are none).")
+        abstract: "Print sum, avg, min or max of a key over the matching objects (null when there are none).",
+        discussion: """
+        EXAMPLES:
+          managedrecord aggregate Company.sqlite Employee avg salary "age > 40"
+          managedrecord aggregate Company.sqlite Employee max age
+        """)
 
     enum Function: String, ExpressibleByArgument, CaseIterable {
         case sum, avg, min, max

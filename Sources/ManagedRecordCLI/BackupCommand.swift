@@ -12,7 +12,11 @@ struct BackupCommand: ParsableCommand {
         discussion: """
         The copy holds every save committed before the backup began and none after. It is written under a \
         temporary name, flushed to the disk, then given its name: it is complete or absent, never half-written. \
-        An existing COPY is never replaced, and a COPY named as a store's -wal, -shm or -journal is refused. No model is needed.
+        An existing COPY is never replaced, and a COPY named as a store's -wal, -shm or -journal is refused. No model is needed. \
+        SQLite files only: a PostgreSQL database is backed up with pg_dump.
+
+        EXAMPLES:
+          managedrecord backup Company.sqlite /backups/Company-2026-11-27.sqlite
         """)
 
     @Argument(help: "The store file (.sqlite).")
@@ -28,6 +32,8 @@ struct BackupCommand: ParsableCommand {
         try reportingErrors {
             // A COPY that exists, or is named as a store's -wal, -shm or -journal, is refused
             // by the library's backup before anything is written.
+            try StoreOptions.refuseServer([store, copy], command: "backup",
+                                          instead: "back a PostgreSQL database up with pg_dump (pg_dump -Fc -f company.dump postgres://user@host/company), which is consistent while programs write")
             let progress = PageProgress(verb: "copied")
             try PersistentContainer.backup(storeAt: URL(fileURLWithPath: store), to: URL(fileURLWithPath: copy),
                                            options: keepUmask ? [.keepsProcessUmask] : [], progress: progress.report)
@@ -46,6 +52,9 @@ struct RestoreCommand: ParsableCommand {
         The copy must pass SQLite's integrity check. The store's pages are replaced in one transaction: \
         interrupted, the store is as it was. A store that does not exist is written like a backup (0600). \
         Exits 1 with 'open in another process' when a program (an app, a sqlite3 shell) has the store open.
+
+        EXAMPLES:
+          managedrecord restore /backups/Company-2026-11-27.sqlite Company.sqlite
         """)
 
     @Argument(help: "The backup to restore from.")
@@ -56,6 +65,8 @@ struct RestoreCommand: ParsableCommand {
 
     func run() throws {
         try reportingErrors {
+            try StoreOptions.refuseServer([copy, store], command: "restore",
+                                          instead: "restore a PostgreSQL database with pg_restore from a pg_dump archive")
             let progress = PageProgress(verb: "restored")
             try PersistentContainer.restore(storeAt: URL(fileURLWithPath: store), from: URL(fileURLWithPath: copy), progress: progress.report)
             progress.finish()

@@ -12,6 +12,10 @@ struct CLIError: Error, CustomStringConvertible {
         case outputIsAStore
         /// The input of `import` is empty (or only white space): there is nothing to import.
         case emptyInput
+        /// A command of SQLite files only (`backup`, `restore`) was given a PostgreSQL URL.
+        case serverStore
+        /// `delete` could not ask (standard input is not a terminal) and had no `--yes`.
+        case notConfirmed
         case other
     }
 
@@ -59,7 +63,9 @@ func describe(_ error: Error) -> String {
     }
     if let error = error as? StoreError {
         let cause = error.underlying.map { ": \($0)" } ?? ""
-        return "\(error.message) (\(error.code): \(error.url?.path ?? "in memory"))\(cause)"
+        // A server store's URL without its password (the library gives it so; redacted again here).
+        let place = error.url.map { $0.isFileURL ? $0.path : DatabaseServerLocation.redacted($0) } ?? "in memory"
+        return "\(error.message) (\(error.code): \(place))\(cause)"
     }
     return String(describing: error)
 }

@@ -5,7 +5,16 @@ import ObjectGraph
 struct DeleteCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "delete",
-        abstract: "Delete the objects of an entity that match a predicate, after asking (one batch delete; delete rules apply).")
+        abstract: "Delete the objects of an entity that match a predicate, after asking (one batch delete; delete rules apply).",
+        discussion: """
+        Asks on the terminal before deleting; without a terminal (a pipe, a script, cron) it refuses and deletes \
+        nothing unless --yes is given.
+
+        EXAMPLES:
+          managedrecord delete Company.sqlite Employee --where "age > 50"
+          managedrecord delete Company.sqlite Employee --where "age < 18" --yes
+          managedrecord delete postgres://app@dbhost/company Department --all --yes
+        """)
 
     @OptionGroup var store: StoreOptions
     @Argument(help: "The entity (sub-entities included).", completion: ModelCompletion.entities) var entity: String
@@ -33,7 +42,11 @@ struct DeleteCommand: ParsableCommand {
             let what = "\(entity) \(matching == 1 ? "object" : "objects")"
             if matching > 0 && !yes {
                 let which = predicate.map { " matching \($0)" } ?? ""
-                guard Terminal.confirm("Delete \(matching) \(what)\(which) from \(store.store)?") else {
+                // No one to ask in a pipe, a script or cron: refused, as gh refuses (nothing is read from the input).
+                guard Terminal.inputIsATerminal else {
+                    throw CLIError(.notConfirmed, "standard input is not a terminal, so delete cannot ask before deleting \(matching) \(what)\(which): pass --yes to delete without asking. Nothing was deleted")
+                }
+                guard Terminal.confirm("Delete \(matching) \(what)\(which) from \(store.display)?") else {
                     Terminal.error("not confirmed: nothing deleted (pass --yes to delete without asking)")
                     throw ExitCode.failure
                 }

@@ -5,7 +5,12 @@ import ObjectGraph
 /// `managedrecord distinct STORE Employee lastName "age > 40"`: the distinct values, sorted.
 struct DistinctCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "distinct", abstract: "Print the distinct non-null values of a key, sorted, one per line.")
+        commandName: "distinct", abstract: "Print the distinct non-null values of a key, sorted, one per line.",
+        discussion: """
+        EXAMPLES:
+          managedrecord distinct Company.sqlite Employee lastName
+          managedrecord distinct Company.sqlite Employee department.name --format json
+        """)
 
     @OptionGroup var store: StoreOptions
     @Argument(help: "The entity.", completion: ModelCompletion.entities) var entity: String

@@ -14,6 +14,11 @@ struct ExportCommand: ParsableCommand {
         leaves relationships out, nested:N nests N levels. --format jsonl writes JSON Lines. A new --output file is \
         owner-only (0600); an --output that is a store (the one read or any other), or a store's -wal, -shm or -journal, \
         is refused before anything is written.
+
+        EXAMPLES:
+          managedrecord export Company.sqlite Employee -o employees.json
+          managedrecord export Company.sqlite Employee "age > 40" --format jsonl
+          managedrecord export postgres://app@dbhost/company Department -o dep.json
         """)
 
     @OptionGroup var store: StoreOptions

@@ -11,6 +11,11 @@ struct FetchCommand: ParsableCommand {
         table: aligned columns of the attributes; json: one JSON array of the objects (keys sorted; relationships as the \
         related objects' --related-by values, or nested, see export); jsonl: the same objects, one per line (JSON Lines); \
         csv: a header, then one row per object.
+
+        EXAMPLES:
+          managedrecord fetch Company.sqlite Employee "age > 40" --sort lastName,-age
+          managedrecord fetch Company.sqlite Employee --format csv > employees.csv
+          PGPASSWORD=secret managedrecord fetch postgres://app@dbhost/company Employee
         """)
 
     @OptionGroup var store: StoreOptions

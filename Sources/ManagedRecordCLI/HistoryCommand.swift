@@ -12,6 +12,11 @@ struct HistoryCommand: ParsableCommand {
         Each transaction: its number (give it to --after to list only later ones), time, author, context and process; \
         then one line per change: insert, update (with the properties it wrote) or delete, entity and primary key. \
         --enable creates the history tables in a store that has none, so that saves record history from then on.
+
+        EXAMPLES:
+          managedrecord history Company.sqlite --enable
+          managedrecord history Company.sqlite
+          managedrecord history Company.sqlite --after 42
         """)
 
     @OptionGroup var store: StoreOptions
@@ -35,9 +40,9 @@ struct HistoryCommand: ParsableCommand {
             do {
                 transactions = try coordinator.history(after: token)
             } catch let error as HistoryError where error.code == .notRecorded {
-                throw CLIError("the store records no persistent history (it has no ATRANSACTION table); run `managedrecord history \(store.store) --enable` to start recording")
+                throw CLIError("the store records no persistent history (it has no ATRANSACTION table); run `managedrecord history \(store.display) --enable` to start recording")
             } catch let error as HistoryError where error.code == .expiredToken {
-                throw CLIError("the history after transaction \(after ?? 0) is incomplete, so it is not listed (expiredToken): \(error.message). From the tool: run `managedrecord history \(store.store)` without --after to list every transaction left, and start again from its last one")
+                throw CLIError("the history after transaction \(after ?? 0) is incomplete, so it is not listed (expiredToken): \(error.message). From the tool: run `managedrecord history \(store.display)` without --after to list every transaction left, and start again from its last one")
             }
             var text = ""
             for transaction in transactions { text += Self.describe(transaction) }

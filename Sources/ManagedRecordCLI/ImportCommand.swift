@@ -7,7 +7,13 @@ struct ImportCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "import",
         abstract: "Import a JSON array of records (or one record, or JSON Lines) into an entity, upserting by --related-by.",
-        discussion: "One transaction by default: after an error the store is as it was. With --batch-size, batches before a failing one stay committed and the error says which.")
+        discussion: """
+        One transaction by default: after an error the store is as it was. With --batch-size, batches before a failing one stay committed and the error says which.
+
+        EXAMPLES:
+          managedrecord import Company.sqlite Employee employees.json
+          managedrecord import Company.sqlite Employee - --batch-size 99 <employees.json
+        """)
 
     @OptionGroup var store: StoreOptions
     @Argument(help: "The entity the records are of.", completion: ModelCompletion.entities) var entity: String

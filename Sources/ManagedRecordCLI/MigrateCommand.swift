@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import ObjectGraph
+import ObjectGraphPostgres
 
 /// `managedrecord migrate STORE --model NEW [--dry-run]`: forecasts, or runs, the lightweight
 /// migration of a store to a model (docs/migration.md, "Forecast").
@@ -14,6 +15,11 @@ struct MigrateCommand: ParsableCommand {
         the migration needs in the store's folder. It rehearses the migration on a copy beside the store, which \
         it removes; the store is not changed. Exits 1 when the migration would not succeed. \
         Without --dry-run the store is migrated (all or nothing), with progress on a terminal.
+
+        EXAMPLES:
+          managedrecord migrate Contacts.sqlite --model V2.xcdatamodeld --dry-run
+          managedrecord migrate Contacts.sqlite --model V2.xcdatamodeld
+          managedrecord migrate postgres://app@dbhost/contacts --model V2.xcdatamodeld
         """)
 
     @OptionGroup var storeOptions: StoreOptions
@@ -29,22 +35,39 @@ struct MigrateCommand: ParsableCommand {
             guard let path = storeOptions.model else {
                 throw CLIError("migrate needs the model to migrate to: --model NEW.xcdatamodeld (or an .xcdatamodel or contents file)")
             }
-            try storeOptions.requireStoreFile()
-            let model = try ManagedObjectModel(contentsOf: URL(fileURLWithPath: path))
-            let url = storeOptions.storeURL
-            if dryRun {
-                let forecast = try PersistentStoreCoordinator.migrationForecast(model: model, storeURL: url, allowsDroppingData: allowDroppingData)
-                Terminal.write(MigrationForecastText(forecast).text)
-                if !forecast.wouldSucceed { throw ExitCode.failure }
-                return
+            let server = try storeOptions.server()
+            if let server, dryRun {
+                throw CLIError("migrate --dry-run is SQLite-only: the forecast rehearses the migration on a copy of the store file, and a PostgreSQL store has none. Nothing was changed. On PostgreSQL the migration itself runs in one transaction per stage and changes nothing when it fails: run `managedrecord migrate \(server.display) --model \(path)` (back the database up first with pg_dump)")
             }
-            guard try PersistentStoreCoordinator.requiresMigration(model: model, storeURL: url) else {
-                Terminal.write("\(storeOptions.store) already fits the model: nothing to migrate\n")
-                return
+            let model = try ManagedObjectModel(contentsOf: URL(fileURLWithPath: path))
+            let location: PersistentContainer.Location
+            let name: String
+            if let server {
+                guard !ServerStore.fits(model, try server.metadata()) else {
+                    Terminal.write("\(server.display) already fits the model: nothing to migrate\n")
+                    return
+                }
+                location = .postgres(server.url)
+                name = server.database
+            } else {
+                try storeOptions.requireStoreFile()
+                let url = storeOptions.storeURL
+                if dryRun {
+                    let forecast = try PersistentStoreCoordinator.migrationForecast(model: model, storeURL: url, allowsDroppingData: allowDroppingData)
+                    Terminal.write(MigrationForecastText(forecast).text)
+                    if !forecast.wouldSucceed { throw ExitCode.failure }
+                    return
+                }
+                guard try PersistentStoreCoordinator.requiresMigration(model: model, storeURL: url) else {
+                    Terminal.write("\(storeOptions.store) already fits the model: nothing to migrate\n")
+                    return
+                }
+                location = .file(url)
+                name = url.deletingPathExtension().lastPathComponent
             }
             let steps = Locked(0)
             let container = try PersistentContainer(
-                name: url.deletingPathExtension().lastPathComponent, model: model, location: .file(url),
+                name: name, model: model, location: location,
                 options: allowDroppingData ? [.allowsDroppingData] : [], migrationProgress: { progress in
                     guard let entity = progress.entity else {
                         steps.withLock { $0 += 1 }
@@ -54,7 +77,7 @@ struct MigrateCommand: ParsableCommand {
                 })
             container.persistentStoreCoordinator.close()
             Terminal.clearProgress()
-            Terminal.write("migrated \(storeOptions.store) in \(steps.withLock { $0 }) step(s)\n")
+            Terminal.write("migrated \(storeOptions.display) in \(steps.withLock { $0 }) step(s)\n")
         }
     }
 }

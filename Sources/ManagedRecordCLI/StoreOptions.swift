@@ -1,10 +1,12 @@
 import ArgumentParser
 import Foundation
 import ObjectGraph
+import ObjectGraphPostgres
 
-/// The store argument and `--model`, shared by every command, and how the store is opened.
+/// The store argument and `--model`, shared by every command, and how the store is opened:
+/// a SQLite file, or a PostgreSQL URL (``ServerStore``).
 struct StoreOptions: ParsableArguments {
-    @Argument(help: "The store file (.sqlite).")
+    @Argument(help: "The store: a file (.sqlite), or a PostgreSQL URL (postgres://user@host:5432/database; the password from PGPASSWORD or ~/.pgpass).")
     var store: String
 
     @Option(name: .long, help: "The Xcode model (.xcdatamodeld, .xcdatamodel or contents file); needed for stores written by Apple's Core Data.")
@@ -13,28 +15,46 @@ struct StoreOptions: ParsableArguments {
     var storeURL: URL { URL(fileURLWithPath: store) }
 
     /// Whether the store argument is a database server's URL rather than a file.
-    var namesAServer: Bool {
-        guard let scheme = URL(string: store)?.scheme?.lowercased() else { return false }
+    var namesAServer: Bool { Self.namesAServer(store) }
+
+    /// Whether `argument` is a PostgreSQL URL rather than a file.
+    static func namesAServer(_ argument: String) -> Bool {
+        guard let scheme = URL(string: argument)?.scheme?.lowercased() else { return false }
         return scheme == "postgres" || scheme == "postgresql"
     }
 
-    /// The error for a store argument that names no store file: a PostgreSQL URL (not echoed:
-    /// it may hold a password), or a path where nothing is.
+    /// Throws when `arguments` holds a PostgreSQL URL: `command` works on SQLite files only.
+    /// The URL is not repeated (it may hold a password).
+    static func refuseServer(_ arguments: [String], command: String, instead: String) throws {
+        guard arguments.contains(where: namesAServer) else { return }
+        throw CLIError(.serverStore, "\(command) works on SQLite store files only, and was given a PostgreSQL URL; \(instead)")
+    }
+
+    /// The store as messages name it: the path, or the URL without its password.
+    var display: String { namesAServer ? (URL(string: store).map(DatabaseServerLocation.redacted) ?? "the PostgreSQL URL") : store }
+
+    /// The server store the argument names; nil for a file.
+    func server() throws -> ServerStore? { namesAServer ? try ServerStore(store) : nil }
+
+    /// The error for a store argument that names no store file.
     var missingStore: CLIError {
-        if namesAServer {
-            return CLIError("the store is a PostgreSQL URL; this tool works on SQLite store files only. A PostgreSQL store is read, changed and migrated by the program that opens it (PersistentContainer with location: .postgres(url), see docs/stores.md)")
-        }
-        return CLIError("there is no store at \(store); this tool never creates one (check the path)")
+        CLIError("there is no store at \(store); this tool never creates one (check the path)")
     }
 
     /// Throws ``missingStore`` unless the store argument names a file that exists.
     func requireStoreFile() throws {
-        guard !namesAServer, FileManager.default.fileExists(atPath: storeURL.path) else { throw missingStore }
+        guard FileManager.default.fileExists(atPath: storeURL.path) else { throw missingStore }
+    }
+
+    /// The model given with `--model`.
+    func givenModel() throws -> ManagedObjectModel? {
+        try model.map { try ManagedObjectModel(contentsOf: URL(fileURLWithPath: $0)) }
     }
 
     /// The model given with `--model`, else the one the store keeps.
     func loadModel() throws -> ManagedObjectModel {
-        if let model { return try ManagedObjectModel(contentsOf: URL(fileURLWithPath: model)) }
+        if let model = try givenModel() { return model }
+        if let server = try server() { return try server.model(server.metadata()) }
         return try ManagedObjectModel(storeURL: storeURL)
     }
 
@@ -45,7 +65,15 @@ struct StoreOptions: ParsableArguments {
     /// written, and a read-only open that would need a migration says to run `migrate`.
     /// Every command opens its store here.
     func open(writable: Bool = false, options: PersistentContainer.Options = []) throws -> OpenStore {
-        if namesAServer { throw missingStore }
+        let options = options.union(writable ? [] : [.readOnly])
+        if let server = try server() {
+            // Read first: a database without a store is refused, never given one.
+            let metadata = try server.metadata()
+            let model = try givenModel() ?? server.model(metadata)
+            guard ServerStore.fits(model, metadata) else { throw needsMigration }
+            let container = try PersistentContainer(name: server.database, model: model, location: .postgres(server.url), options: options)
+            return OpenStore(model: model, container: container)
+        }
         let model = try loadModel()
         if writable {
             try requireStoreFile()
@@ -57,7 +85,7 @@ struct StoreOptions: ParsableArguments {
         }
         do {
             let container = try PersistentContainer(name: storeURL.deletingPathExtension().lastPathComponent, model: model,
-                                                    storeURL: storeURL, options: options.union(writable ? [] : [.readOnly]))
+                                                    storeURL: storeURL, options: options)
             return OpenStore(model: model, container: container)
         } catch let error as StoreError where !writable {
             // A read-only open refuses a store that needs migrating (it writes nothing): say
@@ -71,7 +99,10 @@ struct StoreOptions: ParsableArguments {
     /// (or kept): no command but `migrate` changes a store's version.
     var needsMigration: CLIError {
         let option = model.map { " --model \($0)" } ?? ""
-        return CLIError(.needsMigration, "the store was written with another version of the model, and this command does not migrate it (only `managedrecord migrate` does; an app with the older model could no longer open it): run `managedrecord migrate \(store)\(option) --dry-run` to see what the migration would do, then without --dry-run to migrate")
+        let first = namesAServer
+            ? "run `managedrecord migrate \(display)\(option)` to migrate it (one transaction per stage: a failure changes nothing; the forecast, --dry-run, is SQLite-only)"
+            : "run `managedrecord migrate \(store)\(option) --dry-run` to see what the migration would do, then without --dry-run to migrate"
+        return CLIError(.needsMigration, "the store was written with another version of the model, and this command does not migrate it (only `managedrecord migrate` does; an app with the older model could no longer open it): \(first)")
     }
 }
 

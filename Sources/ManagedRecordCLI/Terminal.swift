@@ -24,6 +24,9 @@ enum Terminal {
         FileHandle.standardError.write(Data("managedrecord: warning: \(message)\n".utf8))
     }
 
+    /// Whether standard input is a terminal: someone who can answer a question.
+    static var inputIsATerminal: Bool { isatty(STDIN_FILENO) == 1 }
+
     /// Whether standard error is a terminal.
     static var showsProgress: Bool { isatty(STDERR_FILENO) == 1 }
 

@@ -12,6 +12,9 @@ struct WatchCommand: ParsableCommand {
         The store must record persistent history (`managedrecord history STORE --enable` once): its commits are read \
         from it within about a tenth of a second. Each change is a line: + for an object that now matches, ~ for one \
         that changed, - for one that no longer matches (deleted, or changed so that it does not).
+
+        EXAMPLES:
+          managedrecord watch Company.sqlite Employee "age > 40"
         """)
 
     @OptionGroup var store: StoreOptions
@@ -21,7 +24,7 @@ struct WatchCommand: ParsableCommand {
         try reportingErrors {
             let opened = try store.open()
             guard opened.container.recordsHistory else {
-                throw CLIError("the store records no persistent history, so other processes' commits cannot be heard; run `managedrecord history \(store.store) --enable` once, and open it with options: [.persistentHistory] from your app")
+                throw CLIError("the store records no persistent history, so other processes' commits cannot be heard; run `managedrecord history \(store.display) --enable` once, and open it with options: [.persistentHistory] from your app")
             }
             let entity = try opened.entity(query.entity)
             let results = try FetchedResults(try query.request(in: opened), context: opened.context)

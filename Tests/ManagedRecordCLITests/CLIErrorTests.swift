@@ -36,19 +36,6 @@ final class CLIErrorTests: XCTestCase {
         XCTAssertEqual(entity.stderr, "managedrecord: error: the model has no entity \"Employe\"; its entities: Department, Employee, Manager\n")
     }
 
-    /// The tool reads SQLite files only: a PostgreSQL URL got "there is no store at
-    /// postgres://…" (echoing a password the URL may hold) or a failed file open.
-    func testAPostgreSQLURLSaysTheToolReadsFilesOnlyWithoutEchoingIt() throws {
-        let url = "postgres://me:secret@127.0.0.1:1/db"
-        for arguments in [["migrate", url, "--model", "New.xcdatamodeld", "--dry-run"], ["count", url, "Employee"], ["history", url, "--enable"]] {
-            let run = try CommandLineRun.tool(arguments: arguments)
-            XCTAssertEqual(run.status, 1, "\(arguments)")
-            XCTAssertEqual(run.stdout, "")
-            XCTAssertTrue(run.stderr.contains("this tool works on SQLite store files only"), "\(arguments): \(run.stderr)")
-            XCTAssertFalse(run.stderr.contains("secret"), "\(arguments): \(run.stderr)")
-        }
-    }
-
     func testAStoreWithoutAModelOfItsOwnAsksForModel() throws {
         let copy = try CLITestStores.appleStore("TavantTrade/Model.sqlite", in: CLITestStores.folder())
         let run = try CommandLineRun.tool("count", copy.path, "FeedbackCategory")

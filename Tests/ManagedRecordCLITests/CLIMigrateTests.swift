@@ -14,14 +14,7 @@ final class CLIMigrateTests: XCTestCase {
     /// A model file of one `Contact` entity with `attributes`.
     private func modelFile(_ name: String, _ attributes: String) throws -> URL {
         let file = folder.appendingPathComponent(name)
-        try Data("""
-            <?xml version="1.0" encoding="UTF-8" standalone="yes"?>
-            <model type="com.apple.IDECoreDataModeler.DataModel" documentVersion="1.0" systemVersion="1" minimumToolsVersion="Automatic" sourceLanguage="Swift" userDefinedModelVersionIdentifier="">
-            <entity name="Contact" representedClassName="Contact" syncable="YES">
-            \(attributes)
-            </entity>
-            </model>
-            """.utf8).write(to: file)
+        try CLITestStores.contactModel(attributes).write(to: file)
         return file
     }
 

@@ -5,17 +5,6 @@ import XCTest
 /// export, import and delete report progress on standard error when it is a terminal (done
 /// of total, rate, time left), and stay quiet in a pipe.
 final class CLIProgressTests: XCTestCase {
-    /// The tool run by util-linux's `script`, which gives it a pseudo-terminal as its
-    /// standard streams; what it wrote there comes back as `script`'s output.
-    private func onTerminal(_ arguments: [String]) throws -> CommandLineRun {
-        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/script") else {
-            throw XCTSkip("util-linux's script(1) is needed to give the tool a terminal")
-        }
-        let tool = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent().appendingPathComponent("managedrecord").path
-        let command = ([tool] + arguments).map { "'\($0)'" }.joined(separator: " ")
-        return try CommandLineRun.run("/usr/bin/script", ["-qec", command, "/dev/null"])
-    }
-
     func testProgressIsShownOnATerminalOnly() throws {
         let folder = try CLITestStores.folder()
         let store = try CLITestStores.company(in: folder).path
@@ -26,13 +15,13 @@ final class CLIProgressTests: XCTestCase {
         XCTAssertEqual(piped.stderr, "", "nothing but the result in a pipe")
         XCTAssertEqual(piped.stdout, "", "the export went to the file")
 
-        let exported = try onTerminal(["export", store, "Employee", "--relationships", "omit", "--output", file])
+        let exported = try CommandLineRun.onTerminal(["export", store, "Employee", "--relationships", "omit", "--output", file])
         XCTAssertEqual(exported.status, 0, exported.stdout)
         XCTAssertTrue(exported.stdout.contains("exported 5 Employee objects in "), exported.stdout)
         XCTAssertTrue(exported.stdout.contains("/s)"), "the rate: \(exported.stdout)")
 
         let target = try CLITestStores.company(in: CLITestStores.folder()).path
-        let imported = try onTerminal(["import", target, "Employee", file, "--batch-size", "2"])
+        let imported = try CommandLineRun.onTerminal(["import", target, "Employee", file, "--batch-size", "2"])
         XCTAssertEqual(imported.status, 0, imported.stdout)
         XCTAssertTrue(imported.stdout.contains("imported 2 of 5 Employee records, ") && imported.stdout.contains("imported 4 of 5"), imported.stdout)
         XCTAssertTrue(imported.stdout.contains(" left"), "the time left: \(imported.stdout)")
@@ -45,7 +34,7 @@ final class CLIProgressTests: XCTestCase {
 
     func testDeleteSaysWhatItIsDeletingOnATerminalOnly() throws {
         let store = try CLITestStores.company(in: CLITestStores.folder()).path
-        let deleted = try onTerminal(["delete", store, "Employee", "--where", "age > 50", "--yes"])
+        let deleted = try CommandLineRun.onTerminal(["delete", store, "Employee", "--where", "age > 50", "--yes"])
         XCTAssertEqual(deleted.status, 0, deleted.stdout)
         XCTAssertTrue(deleted.stdout.contains("deleting 2 Employee objects..."), deleted.stdout)
         XCTAssertTrue(deleted.stdout.contains("deleted 2 Employee objects"), deleted.stdout)
@@ -74,7 +63,7 @@ final class CLIProgressTests: XCTestCase {
         try container.viewContext.save()
         container.persistentStoreCoordinator.close()
 
-        let migrated = try onTerminal(["migrate", store.path, "--model", version2.path])
+        let migrated = try CommandLineRun.onTerminal(["migrate", store.path, "--model", version2.path])
         XCTAssertEqual(migrated.status, 0, migrated.stdout)
         XCTAssertTrue(migrated.stdout.contains("migrating: 3 of 3 rows (100%), Note"), migrated.stdout)
         XCTAssertTrue(migrated.stdout.contains("migrated \(store.path) in 1 step(s)"), migrated.stdout)

@@ -102,11 +102,13 @@ enum CLITestStores {
     static func company(in folder: URL, filled: Bool = true) throws -> URL {
         let url = folder.appendingPathComponent("Company.sqlite")
         let container = try PersistentContainer(name: "Company", entities: companyEntities, storeURL: url)
-        let context = container.viewContext
-        guard filled else {
-            container.persistentStoreCoordinator.close()
-            return url
-        }
+        if filled { try fillCompany(container.viewContext) }
+        container.persistentStoreCoordinator.close()
+        return url
+    }
+
+    /// Saves the company's two departments and five employees in `context`.
+    static func fillCompany(_ context: ManagedObjectContext) throws {
         let sales = Department(context: context)
         sales.name = "Sales"; sales.budget = 250_000
         let engineering = Department(context: context)
@@ -123,8 +125,18 @@ enum CLITestStores {
             person.hired = Date(timeIntervalSinceReferenceDate: 700_000_000 + Double(age) * 86_400)
         }
         try context.save()
-        container.persistentStoreCoordinator.close()
-        return url
+    }
+
+    /// A model file of one `Contact` entity with `attributes` (model-file XML elements).
+    static func contactModel(_ attributes: String) -> Data {
+        Data("""
+            <?xml version="1.0" encoding="UTF-8" standalone="yes"?>
+            <model type="com.apple.IDECoreDataModeler.DataModel" documentVersion="1.0" systemVersion="1" minimumToolsVersion="Automatic" sourceLanguage="Swift" userDefinedModelVersionIdentifier="">
+            <entity name="Contact" representedClassName="Contact" syncable="YES">
+            \(attributes)
+            </entity>
+            </model>
+            """.utf8)
     }
 
     /// A gadget store: three gadgets with every attribute type and relationship kind set.

@@ -11,17 +11,20 @@ final class CLIWriteTests: XCTestCase {
 
     func testDeleteAsksAndAnAnswerOtherThanYesDeletesNothing() throws {
         let before = CLITestStores.bytes(of: URL(fileURLWithPath: store))
-        let run = try CommandLineRun.tool("delete", store, "Employee", "--where", "age > 40", input: "n\n")
+        // On a terminal (a pipe is refused without --yes: CLIConventionsTests).
+        let run = try CommandLineRun.onTerminal(["delete", store, "Employee", "--where", "age > 40"], input: "n\n")
         XCTAssertEqual(run.status, 1)
-        XCTAssertTrue(run.stderr.contains("Delete 3 Employee objects matching age > 40"), run.stderr)
-        XCTAssertTrue(run.stderr.contains("nothing deleted"), run.stderr)
+        XCTAssertTrue(run.stdout.contains("Delete 3 Employee objects matching age > 40"), run.stdout)
+        XCTAssertTrue(run.stdout.contains("nothing deleted"), run.stdout)
         XCTAssertEqual(try CommandLineRun.tool("count", store, "Employee").succeeded(), "5\n")
         XCTAssertEqual(CLITestStores.bytes(of: URL(fileURLWithPath: store))[""], before[""])
     }
 
     func testDeleteWithYesOrAConfirmationDeletesAndSaysHowMany() throws {
         XCTAssertEqual(try CommandLineRun.tool("delete", store, "Employee", "--where", "age > 50", "--yes").succeeded(), "deleted 2 Employee objects\n")
-        XCTAssertEqual(try CommandLineRun.tool("delete", store, "Employee", "--where", "age < 30", input: "y\n").succeeded(), "deleted 1 Employee object\n")
+        let confirmed = try CommandLineRun.onTerminal(["delete", store, "Employee", "--where", "age < 30"], input: "y\n")
+        XCTAssertEqual(confirmed.status, 0, confirmed.stdout)
+        XCTAssertTrue(confirmed.stdout.hasSuffix("deleted 1 Employee object\r\n"), confirmed.stdout.debugDescription)
         XCTAssertEqual(try CommandLineRun.tool("count", store, "Employee").succeeded(), "2\n")
     }
 

@@ -56,6 +56,18 @@ struct CommandLineRun {
         try run("managedrecord", arguments, input: input)
     }
 
+    /// The tool run by util-linux's `script`, which gives it a pseudo-terminal as its
+    /// standard streams (`input` is typed on it); what it wrote there comes back as
+    /// `script`'s output.
+    static func onTerminal(_ arguments: [String], input: String? = nil) throws -> CommandLineRun {
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/script") else {
+            throw XCTSkip("util-linux's script(1) is needed to give the tool a terminal")
+        }
+        let tool = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent().appendingPathComponent("managedrecord").path
+        let command = ([tool] + arguments).map { "'\($0)'" }.joined(separator: " ")
+        return try run("/usr/bin/script", ["-qec", command, "/dev/null"], input: input)
+    }
+
     /// Fails the test unless the run exited 0; returns standard output.
     @discardableResult
     func succeeded(file: StaticString = #filePath, line: UInt = #line) -> String {
