@@ -19,7 +19,7 @@ public struct TodoResponse: ResponseCodable, Equatable, Sendable {
         title = todo.title
         completed = todo.completed
         order = todo.order
-        createdAt = todo.createdAt.ISO8601Format(.iso8601(timeZone: .gmt, includingFractionalSeconds: true))
+        createdAt = todo.createdAt.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))
         revision = todo.revision
     }
 }

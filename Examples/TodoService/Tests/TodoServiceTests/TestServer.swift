@@ -64,7 +64,7 @@ struct TestServer {
         var iterator = ports.makeAsyncIterator()
         guard let port = await iterator.next() else {
             try await running.value                     // throws why it did not start
-            throw XCTSkip("unreachable: the service group ended before the server listened")
+            throw ServerDidNotStart()
         }
         return TestServer(app: app, group: group, running: running, api: API(base: "http://127.0.0.1:\(port)", client: API.makeClient()))
     }
@@ -152,4 +152,9 @@ struct API {
     }
 
     func create(_ json: String) async throws -> Reply { try await send(.POST, "/todos", json: json) }
+}
+
+/// The service group ended without an error before the server listened.
+struct ServerDidNotStart: Error, CustomStringConvertible {
+    var description: String { "the service group ended before the server listened" }
 }
