@@ -8,14 +8,20 @@ import ManagedRecord
 public struct APIError: HTTPResponseError, CustomStringConvertible, Sendable {
     /// One problem of a refused todo: the field and what is wrong with it.
     public struct Problem: Codable, Equatable, Sendable {
+        /// The attribute (nil for a problem of the whole todo).
         public var field: String?
+        /// What is wrong, as the library says it.
         public var message: String
     }
 
+    /// The HTTP status.
     public let status: HTTPResponse.Status
+    /// One sentence for a person.
     public let message: String
+    /// The validation problems, for a 422.
     public let problems: [Problem]
 
+    /// An error answered with `status`, `message` and `problems`.
     public init(_ status: HTTPResponse.Status, _ message: String, problems: [Problem] = []) {
         self.status = status
         self.message = message
@@ -24,6 +30,7 @@ public struct APIError: HTTPResponseError, CustomStringConvertible, Sendable {
 
     public var description: String { "\(status.code) \(message)" }
 
+    /// The JSON response.
     public func response(from request: Request, context: some RequestContext) throws -> Response {
         let body = ErrorBody(error: .init(message: message, problems: problems.isEmpty ? nil : problems))
         var response = try context.responseEncoder.encode(body, from: request, context: context)

@@ -22,10 +22,14 @@ public struct TodoConfiguration: Sendable, Equatable {
         case postgres(URL)
     }
 
+    /// The store to open.
     public var store: Store
+    /// The address to listen on.
     public var host: String
+    /// The port to listen on (0: one the system chooses).
     public var port: Int
 
+    /// A configuration given in code (tests, or a program of your own).
     public init(store: Store, host: String = "127.0.0.1", port: Int = 8080) {
         self.store = store
         self.host = host

@@ -54,6 +54,10 @@ final class TodoServiceTests: XCTestCase {
         XCTAssertEqual(list, ["Buy milk"])
         (list, _) = try await titles("?search=REPORT")
         XCTAssertEqual(list, ["Write report"])
+        (list, _) = try await titles("?search=%25")                 // "%" and "_" are text, not wildcards
+        XCTAssertEqual(list, [])
+        (list, _) = try await titles("?search=_")
+        XCTAssertEqual(list, [])
         (list, _) = try await titles("?sort=-title")
         XCTAssertEqual(list, ["Write report", "Buy milk"])
         (list, _) = try await titles("?sort=completed,title")
