@@ -68,10 +68,10 @@ private func showHistory(storeURL: URL) async throws -> Int64 {
     let child = try await runChild(storeURL: storeURL)
     say("the other process (pid \(child)) exited with status 0")
 
-    let change = await first(of: commits, within: 10, "the other process's commit on container.changes") { $0.contextName == "(another process)" }
+    let change = await first(of: commits, within: 30, "the other process's commit on container.changes") { $0.contextName == "(another process)" }
     say("(commit stream) \(change)")
     expect(change.inserted.count == 1 && change.updated.count == 1, "one insert and one update arrived")
-    _ = await first(of: resultChanges, within: 10, "the fetched results' update")
+    _ = await first(of: resultChanges, within: 30, "the fetched results' update")
     say("the results updated themselves: \(results.objects.map { "\($0.fullName) \(Int($0.salary))" })")
     expect(results.objects.map(\.lastName) == ["Lee", "Moss", "Park"], "Dee arrived in the view context's results")
     expect(results.objects[0].salary == 96_000, "Ann's raise arrived too")

@@ -63,10 +63,10 @@ private func twoContainers(url: URL) async throws {
     }
     try a.viewContext.save()
 
-    let change = await first(of: pushed, within: 10, "A's commit pushed to B") { !$0.inserted.isEmpty }
+    let change = await first(of: pushed, within: 30, "A's commit pushed to B") { !$0.inserted.isEmpty }
     say("B heard it (commit stream): \(change)")
     expect(change.inserted.count == 6, "two departments and four employees were pushed")
-    _ = await first(of: resultChanges, within: 10, "B's fetched results updating")
+    _ = await first(of: resultChanges, within: 30, "B's fetched results updating")
     say("B's fetched results, untouched: \(results.objects.map(\.fullName))")
     expect(results.objects.map(\.fullName) == ["Ann Lee", "Bob Moss"], "the predicate runs over the pushed rows")
 

@@ -89,6 +89,7 @@ struct DemoPostgresServer: Sendable {
         let options = "-c listen_addresses=127.0.0.1 -p \(server.port) -k \(sockets.path) -c fsync=off"
         running = server
         atexit { DemoPostgresServer.running?.stopQuietly() }
+        try server.launchWatchdog()
         try server.run("pg_ctl", ["start", "-w", "-t", "60", "-D", server.data, "-l", folder.appendingPathComponent("server.log").path, "-o", options])
         return server
     }
@@ -113,18 +114,8 @@ struct DemoPostgresServer: Sendable {
     /// the child is closed, and the server `pg_ctl start` leaves running keeps its copy.
     private func run(_ program: String, _ arguments: [String]) throws {
         let log = folder.appendingPathComponent("commands.log").path
-        let command = ["/bin/sh", "-c", #"cd "$0" && exec "$@""#, folder.path] + owner + [programs.appendingPathComponent(program).path] + arguments
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, log, O_WRONLY | O_CREAT | O_APPEND, 0o600)
-        posix_spawn_file_actions_adddup2(&actions, 1, 2)
-        var argv = command.map { strdup($0) } + [nil]
-        defer { for argument in argv { free(argument) } }
-        var pid: pid_t = 0
-        let spawned = posix_spawn(&pid, command[0], &actions, nil, &argv, environ)
-        guard spawned == 0 else { throw DemoError("could not run \(program): \(String(cString: strerror(spawned)))") }
+        let pid = try spawn(["/bin/sh", "-c", #"cd "$0" && exec "$@""#, folder.path] + owner + [programs.appendingPathComponent(program).path] + arguments,
+                            output: log)
         var status: Int32 = 0
         while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
         let exited = status & 0x7f == 0, code = (status >> 8) & 0xff
@@ -132,6 +123,44 @@ struct DemoPostgresServer: Sendable {
             let output = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
             throw DemoError("\(program) \(exited ? "exited with status \(code)" : "was killed by signal \(status & 0x7f)"):\n\(output.suffix(1500))")
         }
+    }
+
+    /// Stops the server if the demo is killed (a signal, Ctrl-C) before it could: a shell,
+    /// deaf to INT, HUP and TERM, that waits for this process to end and then stops the
+    /// server and removes its folder, unless the section did (the folder is gone).
+    private func launchWatchdog() throws {
+        let script = #"""
+            pid=$1; folder=$2; shift 2
+            trap '' INT HUP TERM
+            while kill -0 "$pid" 2>/dev/null; do sleep 1; done
+            if [ -d "$folder" ]; then "$@"; rm -rf "$folder"; fi
+            """#
+        _ = try spawn(["/bin/sh", "-c", script, "demo-postgres-watchdog", String(getpid()), folder.path]
+                      + owner + [programs.appendingPathComponent("pg_ctl").path, "stop", "-D", data, "-m", "immediate", "-w", "-t", "30"],
+                      output: "/dev/null")
+    }
+
+    /// Starts `command` with standard input from /dev/null and its output appended to `output`,
+    /// and no other descriptor of this process: a program run under Foundation's `Process`
+    /// (a test) is seen to end when the socket `Process` handed it is closed everywhere, and
+    /// the server or the watchdog keeping a copy would make that never (the watchdog, waiting
+    /// for the unreaped demo, would then wait forever too).
+    private func spawn(_ command: [String], output: String) throws -> pid_t {
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? [] {
+            if let descriptor = Int32(name), descriptor > 2 { _ = fcntl(descriptor, F_SETFD, fcntl(descriptor, F_GETFD) | FD_CLOEXEC) }
+        }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_CREAT | O_APPEND, 0o600)
+        posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        var argv = command.map { strdup($0) } + [nil]
+        defer { for argument in argv { free(argument) } }
+        var pid: pid_t = 0
+        let spawned = posix_spawn(&pid, command[0], &actions, nil, &argv, environ)
+        guard spawned == 0 else { throw DemoError("could not run \(command.joined(separator: " ")): \(String(cString: strerror(spawned)))") }
+        return pid
     }
 
     /// A TCP port on 127.0.0.1 that nothing listens on now: bind port 0, read it, close.
