@@ -31,7 +31,7 @@ extension DemoSection {
             try server.stop()
             say("pg_ctl stop: the throwaway server is stopped and its folder removed")
         }
-        say("(the schema is dropped now; while it exists, the tool reads it as it reads a file)")
+        say("(from a shell, while such a schema exists, once the tool takes PostgreSQL URLs as issue 41 asks:)")
         demo.shell("fetch", redacted(url), "Employee", "age > 40", "--sort", "lastName")
     }
 }
