@@ -58,7 +58,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "Demo",
-            dependencies: ["ObjectGraph", "ManagedRecord"],
+            dependencies: ["ObjectGraph", "ManagedRecord", "ObjectGraphPostgres"],
             path: "Demo"
         ),
         // `managedrecord`: fetch, count, aggregate, inspect, export and import stores from a shell.

@@ -19,6 +19,16 @@ let sections: [DemoSection] = [
     .json,
     .observation,
     .migration,
+    .history,
+    .backup,
+    .stagedMigration,
+    .postgres,
 ]
 
-try await DemoRunner(sections: sections).run(arguments: Array(CommandLine.arguments.dropFirst()))
+// The history section's other process: this executable, run again to commit once.
+let arguments = Array(CommandLine.arguments.dropFirst())
+if arguments.first == "--child-commit", arguments.count == 2 {
+    childCommit(storeURL: URL(fileURLWithPath: arguments[1]))
+}
+
+try await DemoRunner(sections: sections).run(arguments: arguments)
