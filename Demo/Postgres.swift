@@ -31,7 +31,7 @@ extension DemoSection {
             try server.stop()
             say("pg_ctl stop: the throwaway server is stopped and its folder removed")
         }
-        say("(from a shell, while such a schema exists, once the tool takes PostgreSQL URLs as issue 41 asks:)")
+        say("(from a shell, on a store that exists; the password comes from PGPASSWORD or ~/.pgpass:)")
         demo.shell("fetch", redacted(url), "Employee", "age > 40", "--sort", "lastName")
     }
 }
