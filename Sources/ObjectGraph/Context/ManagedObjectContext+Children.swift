@@ -152,6 +152,17 @@ extension ManagedObjectContext {
         return rows
     }
 
+    /// Whether the temporary ID `id` names an object still to be saved: inserted here, or, in
+    /// a child, an object a context above inserted and nobody deleted (a save's validation
+    /// asks, for references to objects deleted before they were ever saved).
+    func holdsUnsavedObject(_ id: ObjectID) -> Bool {
+        if let object = registered[id], object.context === self {
+            return object.isInserted || (parent != nil && !object.isDeleted)
+        }
+        guard let parent else { return false }
+        return parent.servingChild { parent.holdsUnsavedObject(id) }
+    }
+
     // MARK: A child's save
 
     /// Takes a child's save as unsaved changes of this context: its new objects are inserted

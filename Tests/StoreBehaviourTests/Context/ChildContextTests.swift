@@ -255,6 +255,27 @@ struct ChildContextTests {
         #expect(!setup.company.sales.isDeleted)
     }
 
+    /// Generator seed 2319: the parent's new Tag, pointed at from the child, was taken for an
+    /// object deleted before it was ever saved (it is not inserted in the child) and the
+    /// child's save was refused.
+    @Test("A child may point at an object its parent inserted and has not saved", arguments: StoreKind.allCases)
+    func childPointsAtParentInsert(_ kind: StoreKind) throws {
+        let setup = try Setup(kind)
+        let parent = setup.parent
+        let tag = Tag(context: parent)
+        tag.label = "new"
+        let child = parent.newChildContext()
+        let childTag = try #require(try child.existingObject(with: tag.objectID) as? Tag)
+        childTag.project = try #require(try child.existingObject(with: setup.company.mercury.objectID) as? Project)
+        try child.save()
+        #expect(tag.project === setup.company.mercury)
+        #expect(setup.company.mercury.tags.map(\.label) == ["new"])
+        try parent.save()
+        let reader = try setup.store.container().viewContext
+        let mercury = try #require(try reader.fetch(FetchRequest<Project>(predicate: FetchPredicate("title == 'Mercury'"))).first)
+        #expect(mercury.tags.map(\.label) == ["new"])
+    }
+
     @Test("A child's undo takes back its own changes only", arguments: StoreKind.allCases)
     func childUndo(_ kind: StoreKind) throws {
         let setup = try Setup(kind)

@@ -218,6 +218,8 @@ final class GraphHarness {
                 models[2].mergeExplicitly(missed.save, store: reference)
             }
             missedByC.removeAll()
+        case .child(let actor, let steps, let saves):
+            try childEpisode(actor, steps, saves: saves)
         case .reopen:
             close()
             first = try store.container()
@@ -231,6 +233,41 @@ final class GraphHarness {
         default:
             break
         }
+    }
+
+    // MARK: Child contexts
+
+    /// Runs `steps` in a new private-queue child of `actor`'s context, comparing every
+    /// context after each step (the child stands in for its parent meanwhile), then saves the
+    /// child into its parent or drops it. The child sees its parent's state, unsaved changes
+    /// included, so its model starts as the parent's; saved, the parent holds the child's
+    /// changes as unsaved changes of its own (its undo stack, which does not record them, is
+    /// cleared); dropped, the parent is as before.
+    private func childEpisode(_ actor: Int, _ steps: [GraphStep], saves: Bool) throws {
+        let parent = contexts[actor]
+        let parentModel = models[actor]
+        let child = parent.newChildContext(concurrencyType: .privateQueue, name: "child of \(GraphStep.contextNames[actor])")
+        child.performAndWait { child.mergePolicy = .mergeByPropertyObjectTrump }
+        contexts[actor] = child
+        defer { contexts[actor] = parent }
+        try compareContexts()   // the child shows what the parent shows; its objects are the ones edited
+        for step in steps {
+            if case .child(_, let inner, let innerSaves) = step {
+                try childEpisode(actor, inner, saves: innerSaves)
+            } else {
+                try perform(step)
+            }
+            try compareContexts()
+        }
+        if saves {
+            try child.performAndWait { try child.save() }
+            parent.performAndWait { parent.undoStack?.removeAll() }
+            models[actor].undoGroups.removeAll()
+        } else {
+            models[actor] = parentModel
+        }
+        contexts[actor] = parent
+        try compareContexts()
     }
 
     // MARK: Edits
