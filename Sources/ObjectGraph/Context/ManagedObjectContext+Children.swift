@@ -25,7 +25,7 @@ extension ManagedObjectContext {
     ///
     /// The child may have another concurrency type than this context (a `.privateQueue` child
     /// of the main-queue context); it reads this context as a ``performAndWait(_:)`` of it
-    /// would (docs/contexts.md, "Child contexts").
+    /// would (docs/threading.md, "Child contexts").
     ///
     /// - Parameters:
     ///   - concurrencyType: how the child is confined; `.confined` (the default) binds it to
@@ -169,8 +169,13 @@ extension ManagedObjectContext {
     /// here under the same (temporary) IDs, its changed values set on this context's objects,
     /// its deleted objects deleted here. There are no version conflicts between a child and
     /// its parent (as in Core Data): the child's values win. An object this context deleted
-    /// after the child read it stays deleted. Other children of this context hear the change.
+    /// after the child read it stays deleted. This context's ``undoStack`` records none of it.
+    /// Other children of this context hear the change.
     func receiveChildSave(_ save: SaveRequest, from child: MergeInbox?) throws {
+        // The child's changes are not this context's to undo (nor are the delete rules they run here).
+        let recording = undoStack
+        undoStack = nil
+        defer { undoStack = recording }
         var told = ChangeSet()
         told.fromParent = true
         for pushed in save.inserted {

@@ -8,7 +8,7 @@ import Foundation
 ///
 /// Each request runs on the parent as a `performAndWait` of the parent would
 /// (``ManagedObjectContext/servingChild(_:)``): at once when the calling thread may use the
-/// parent, else under the parent's perform lock (docs/contexts.md, "Child contexts").
+/// parent, else under the parent's perform lock (docs/threading.md, "Child contexts").
 ///
 /// Aggregates, distinct values and dictionary fetches are one SQL statement over the store;
 /// they cannot include a parent's unsaved changes, so while any context above the child has

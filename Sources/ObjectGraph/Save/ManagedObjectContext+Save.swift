@@ -71,6 +71,9 @@ extension ManagedObjectContext {
         let children = hasMergingChildren
         let announced = observed || coordinator.changeObservers.isObserved || merging || children
         var changeSet = ChangeSet()
+        // The permanent IDs of new objects by their temporary ones, for children only (no other
+        // context holds a temporary ID of this one).
+        var remapped: [ObjectID: ObjectID] = [:]
         let keys = outcome.keys
         let vanished = Set(outcome.vanished.map(ObjectIdentifier.init))
         let resolved = outcome.resolved
@@ -102,7 +105,7 @@ extension ManagedObjectContext {
                 if announced {
                     changeSet.inserted.append(id)
                     changeSet.changes.inserted.insert(id)
-                    if children { changeSet.remapped[temporary] = id }
+                    if children { remapped[temporary] = id }
                 }
             }
             for update in updated {
@@ -156,6 +159,7 @@ extension ManagedObjectContext {
         if merging || observed || coordinator.changeObservers.isObserved { coordinator.broadcast(changeSet, from: self) }
         if children {
             // Children hold the objects under the temporary IDs this context gave them.
+            changeSet.remapped = remapped
             changeSet.fromParent = true
             tellChildren(changeSet)
         }

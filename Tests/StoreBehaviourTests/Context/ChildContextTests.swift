@@ -3,7 +3,7 @@ import ObjectGraph
 import Testing
 
 /// Child contexts (Core Data's `parent`): a child reads through its parent, with the parent's
-/// unsaved changes, and its save goes into the parent only (docs/contexts.md, "Child contexts").
+/// unsaved changes, and its save goes into the parent only (docs/threading.md, "Child contexts").
 @Suite("Child contexts", .onOwnThreads)
 struct ChildContextTests {
     /// A store with the company saved, its view context, and a fresh reader of the store.

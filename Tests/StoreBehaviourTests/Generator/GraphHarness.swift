@@ -246,6 +246,11 @@ final class GraphHarness {
     private func childEpisode(_ actor: Int, _ steps: [GraphStep], saves: Bool) throws {
         let parent = contexts[actor]
         let parentModel = models[actor]
+        // The parent's objects stay held meanwhile, as an application's would: a context holds
+        // unchanged objects weakly, and one that merges nothing (C) would otherwise read what
+        // it let go again from the store, newer than the view the reference keeps for it.
+        let parentShown = shown[actor]
+        defer { withExtendedLifetime(parentShown) {} }
         let child = parent.newChildContext(concurrencyType: .privateQueue, name: "child of \(GraphStep.contextNames[actor])")
         child.performAndWait { child.mergePolicy = .mergeByPropertyObjectTrump }
         contexts[actor] = child
