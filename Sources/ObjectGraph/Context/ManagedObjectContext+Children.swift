@@ -167,7 +167,7 @@ extension ManagedObjectContext {
 
     /// Takes a child's save as unsaved changes of this context: its new objects are inserted
     /// here under the same (temporary) IDs, its changed values set on this context's objects,
-    /// its deleted objects deleted here. There are no version conflicts between a child and
+    /// its deleted objects deleted here (without running their delete rules again). There are no version conflicts between a child and
     /// its parent (as in Core Data): the child's values win. An object this context deleted
     /// after the child read it stays deleted. This context's ``undoStack`` records none of it.
     /// Other children of this context hear the change.
@@ -216,10 +216,29 @@ extension ManagedObjectContext {
         }
         for pushed in save.deleted {
             guard let object = try objectForChild(pushed.objectID) else { continue }
-            delete(object)
+            takeDeletion(of: object)
             told.deleted.append(pushed.objectID)
             told.changes.deleted.insert(pushed.objectID)
         }
         tellChildren(told, except: child)
+        if !MainQueue.isCurrent { announceChildSaveOnMainQueue() }   // a main-queue parent saved into from another thread
+    }
+
+    /// Marks `object` deleted as a child's save deleted it. Its delete rules ran in the child,
+    /// over what the child read from this context, and what they changed is among the child's
+    /// changes; run again here, they would act on this context's older view of the object's
+    /// relationships (a to-many still listing a member the child moved elsewhere, and then
+    /// cascading to it: generator seed 700094). Nor does `prepareForDeletion()` run again.
+    private func takeDeletion(of object: ManagedObject) {
+        object.state.insert(.deleted)
+        noteChange(deleted: object)
+        updatedSet.remove(object)
+        if object.isInserted {
+            insertedSet.remove(object)
+            object.state.remove(.inserted)
+            unregister(object)
+        } else {
+            deletedSet.insert(object)
+        }
     }
 }

@@ -34,6 +34,31 @@ extension ManagedObjectContext {
     }
 }
 
+extension ManagedObjectContext {
+    /// After a child context on another thread saved into this context (under its perform
+    /// lock): an observed main-queue context announces the change on the main queue, as it
+    /// merges other contexts' saves there, so fetched results on it follow the child's save
+    /// without waiting for the next access. Any other context announces it at its owner's
+    /// next ``processPendingChanges()`` (every fetch and save calls it).
+    func announceChildSaveOnMainQueue() {
+        guard pushesMerges else { return }
+        let reference = WeakContextReference(self)
+        DispatchQueue.main.async { reference.context?.announceChildSave() }
+    }
+
+    /// On the main queue: announces what a child's save changed. While another thread still
+    /// runs a perform block on the context (the child's save itself, which scheduled this),
+    /// waits for it, as that thread's perform would wait for the main queue's. A context
+    /// bound to a task announces at that task's next access instead.
+    private func announceChildSave() {
+        if guardian.isAllowed() {
+            processPendingChanges()
+        } else if !guardian.isBoundToTask {
+            guardian.perform("context '\(name)'") { processPendingChanges() }
+        }
+    }
+}
+
 /// A context held without keeping it alive, for blocks scheduled on its queue.
 final class WeakContextReference: Sendable {
     weak let context: ManagedObjectContext?

@@ -324,4 +324,33 @@ struct ChildContextTests {
         let reader = try store.container().viewContext
         #expect(try reader.fetch(FetchRequest<Employee>(predicate: FetchPredicate("firstName == 'Ann'"))).first?.age == 32)
     }
+
+    @Test("Fetched results on a main-queue parent follow a private child's save made on another thread",
+          .timeLimit(.minutes(2)), arguments: StoreKind.allCases)
+    @MainActor
+    func parentResultsFollowChildSaveFromAnotherThread(_ kind: StoreKind) async throws {
+        let store = try kind.newStore()
+        let container = try store.container()
+        let parent = ManagedObjectContext(coordinator: container.persistentStoreCoordinator, concurrencyType: .mainQueue, name: "main")
+        let company = try Company.seed(in: parent)
+        let results = try FetchedResults(FetchRequest<Employee>(predicate: try FetchPredicate("age > 50"), sortDescriptors: Self.byName),
+                                          context: parent)
+        #expect(results.objects.map(\.firstName) == ["Mia", "Émile"])
+        let bobID = company.bob.objectID
+        let child = parent.newChildContext(concurrencyType: .privateQueue, name: "sheet")
+        // Waits for the results' own change callback, which runs on the main queue (the wait
+        // ends, and the expectations below fail, if the time limit cancels the test first).
+        let (heard, hearing) = AsyncStream<Void>.makeStream()
+        results.onChange { _ in hearing.yield() }
+        Thread.detachNewThread {
+            child.performAndWait {
+                (try? child.existingObject(with: bobID) as? Employee)?.age = 55
+                try? child.save()
+            }
+        }
+        var changes = heard.makeAsyncIterator()
+        _ = await changes.next()
+        #expect(results.objects.map(\.firstName) == ["Bob", "Mia", "Émile"])
+        #expect(parent.hasChanges)
+    }
 }
