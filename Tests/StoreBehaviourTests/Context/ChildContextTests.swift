@@ -292,13 +292,19 @@ struct ChildContextTests {
         #expect(setup.company.ann.age == 31)
     }
 
-    @Test("A private-queue child of a main-queue parent, used from another thread", arguments: StoreKind.allCases)
+    /// A main-queue context (made on the main actor) with the company saved.
     @MainActor
-    func privateChildOfMainQueueParent(_ kind: StoreKind) async throws {
+    private static func mainQueueParent(_ kind: StoreKind) throws -> (TestStore, ManagedObjectContext, Company) {
         let store = try kind.newStore()
         let container = try store.container()
         let parent = ManagedObjectContext(coordinator: container.persistentStoreCoordinator, concurrencyType: .mainQueue, name: "main")
-        let company = try Company.seed(in: parent)
+        return (store, parent, try Company.seed(in: parent))
+    }
+
+    @Test("A private-queue child of a main-queue parent, used from another thread", arguments: StoreKind.allCases)
+    @MainActor
+    func privateChildOfMainQueueParent(_ kind: StoreKind) async throws {
+        let (store, parent, company) = try Self.mainQueueParent(kind)
         company.ann.age = 31     // unsaved: the child must see it
         let annID = company.ann.objectID
         let child = parent.newChildContext(concurrencyType: .privateQueue, name: "sheet")
@@ -329,10 +335,7 @@ struct ChildContextTests {
           .timeLimit(.minutes(2)), arguments: StoreKind.allCases)
     @MainActor
     func parentResultsFollowChildSaveFromAnotherThread(_ kind: StoreKind) async throws {
-        let store = try kind.newStore()
-        let container = try store.container()
-        let parent = ManagedObjectContext(coordinator: container.persistentStoreCoordinator, concurrencyType: .mainQueue, name: "main")
-        let company = try Company.seed(in: parent)
+        let (_, parent, company) = try Self.mainQueueParent(kind)
         let results = try FetchedResults(FetchRequest<Employee>(predicate: try FetchPredicate("age > 50"), sortDescriptors: Self.byName),
                                           context: parent)
         #expect(results.objects.map(\.firstName) == ["Mia", "Émile"])

@@ -3,14 +3,7 @@ import ObjectGraph
 import Testing
 
 /// The generator's child-context findings, shrunk, run on both stores (each failed before its fix).
-@Suite("Object graph generator examples: child contexts", .onOwnThreads)
-struct ChildContextGeneratorExampleTests {
-    private func expectNoMismatch(_ steps: [GraphStep], _ kind: StoreKind) throws {
-        let result = try ObjectGraphGeneratorTests.check(steps, on: kind)
-        #expect(result.mismatch == nil, "\(result.mismatch.map(\.description) ?? "")")
-        #expect(result.executed == steps.count)
-    }
-
+extension ObjectGraphGeneratorExampleTests {
     @Test("Found: a grandchild's save into a child that is then dropped leaves the parent as it was", arguments: StoreKind.allCases)
     func droppedChildAfterGrandchildSave(_ kind: StoreKind) throws {
         // Seed 700094 (long run, SQLite), shrunk.

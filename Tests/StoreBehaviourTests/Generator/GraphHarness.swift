@@ -219,6 +219,11 @@ final class GraphHarness {
             }
             missedByC.removeAll()
         case .child(let actor, let steps, let saves):
+            // Not in C while it holds saves it has not merged: C still shows rows another
+            // container deleted (the reference keeps them for C), but its child, which reads
+            // what C fetches from the store, does not; an edit there would pick an object the
+            // child cannot show (seed 700338, long run).
+            if actor == 2 && !missedByC.isEmpty { break }
             try childEpisode(actor, steps, saves: saves)
         case .reopen:
             close()
