@@ -167,12 +167,29 @@ extension ManagedObjectContext {
 
     /// Takes a child's save as unsaved changes of this context: its new objects are inserted
     /// here under the same (temporary) IDs, its changed values set on this context's objects,
-    /// its deleted objects deleted here (without running their delete rules again). There are no version conflicts between a child and
-    /// its parent (as in Core Data): the child's values win. An object this context deleted
-    /// after the child read it stays deleted. This context's ``undoStack`` records none of it.
-    /// Other children of this context hear the change.
+    /// its deleted objects deleted here (without running their delete rules again). There are
+    /// no version conflicts between a child and its parent (as in Core Data): the child's
+    /// values win. An object this context deleted after the child read it stays deleted. This
+    /// context's ``undoStack`` records none of it. Other children of this context hear the
+    /// change.
+    ///
+    /// Everything the save needs is read first; a read that fails throws before anything
+    /// here changed, so the child keeps its changes and this context is as it was.
     func receiveChildSave(_ save: SaveRequest, from child: MergeInbox?) throws {
-        // The child's changes are not this context's to undo (nor are the delete rules they run here).
+        let updated = try save.updated.map { update -> ManagedObject? in
+            guard let object = try objectForChild(update.object.objectID) else { return nil }
+            try update.changes.forEach { slot in
+                // A to-many about to be replaced is read first: its stored members become the snapshot.
+                if let relationship = object.entity.relationshipAtSlot[slot], relationship.isToMany,
+                   case .unloaded = object.values[slot] {
+                    _ = try readToMany(object, relationship)
+                }
+            }
+            return object
+        }
+        let deleted = try save.deleted.map { try objectForChild($0.objectID) }
+
+        // The child's changes are not this context's to undo.
         let recording = undoStack
         undoStack = nil
         defer { undoStack = recording }
@@ -193,17 +210,13 @@ extension ManagedObjectContext {
             told.changes.inserted.insert(id)
         }
         var plans = SavePlans(persistentStoreCoordinator.layout)
-        for update in save.updated {
+        for (update, target) in zip(save.updated, updated) {
+            guard let object = target else { continue }
             let pushed = update.object
-            guard let object = try objectForChild(pushed.objectID) else { continue }
             var names = Set<String>()
-            try update.changes.forEach { slot in
+            update.changes.forEach { slot in
                 let property = object.entity.properties[slot]
                 guard !property.isTransient, object.values[slot] != pushed.values[slot] else { return }
-                if let relationship = object.entity.relationshipAtSlot[slot], relationship.isToMany,
-                   case .unloaded = object.values[slot] {
-                    _ = try readToMany(object, relationship)    // the stored members become the snapshot
-                }
                 object.values[slot] = pushed.values[slot]
                 object.markChanged(in: self)
                 names.insert(property.name)
@@ -214,11 +227,10 @@ extension ManagedObjectContext {
             told.changes.updated.insert(row.id)
             told.changes.changedKeys[row.id] = names
         }
-        for pushed in save.deleted {
-            guard let object = try objectForChild(pushed.objectID) else { continue }
+        for object in deleted.compactMap({ $0 }) where !object.isDeleted {
+            told.deleted.append(object.objectID)
+            told.changes.deleted.insert(object.objectID)
             takeDeletion(of: object)
-            told.deleted.append(pushed.objectID)
-            told.changes.deleted.insert(pushed.objectID)
         }
         tellChildren(told, except: child)
         if !MainQueue.isCurrent { announceChildSaveOnMainQueue() }   // a main-queue parent saved into from another thread
