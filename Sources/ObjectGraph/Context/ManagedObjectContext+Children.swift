@@ -233,7 +233,6 @@ extension ManagedObjectContext {
             takeDeletion(of: object)
         }
         tellChildren(told, except: child)
-        if !MainQueue.isCurrent { announceChildSaveOnMainQueue() }   // a main-queue parent saved into from another thread
     }
 
     /// Marks `object` deleted as a child's save deleted it. Its delete rules ran in the child,

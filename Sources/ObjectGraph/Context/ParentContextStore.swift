@@ -116,7 +116,13 @@ final class ParentContextStore: PersistentStore {
     /// Hands the child's changes to the parent, as the parent's own unsaved changes. Inserted
     /// objects keep their temporary IDs; nothing is written to the store.
     func save(_ save: SaveRequest) throws -> SaveOutcome {
-        try parent.servingChild { try parent.receiveChildSave(save, from: childInbox) }
+        let observed = try parent.servingChild {
+            try parent.receiveChildSave(save, from: childInbox)
+            return parent.pushesMerges
+        }
+        // An observed main-queue parent saved into from another thread announces the change
+        // on the main queue, scheduled once its lock is released.
+        if observed && !MainQueue.isCurrent { parent.announceChildSaveOnMainQueue() }
         return SaveOutcome()
     }
 

@@ -40,22 +40,22 @@ extension ManagedObjectContext {
     /// merges other contexts' saves there, so fetched results on it follow the child's save
     /// without waiting for the next access. Any other context announces it at its owner's
     /// next ``processPendingChanges()`` (every fetch and save calls it).
+    ///
+    /// Called, outside the lock, only for a context that pushes merges (`pushesMerges`, read
+    /// under the lock by the caller).
     func announceChildSaveOnMainQueue() {
-        guard pushesMerges else { return }
         let reference = WeakContextReference(self)
         DispatchQueue.main.async { reference.context?.announceChildSave() }
     }
 
-    /// On the main queue: announces what a child's save changed. While another thread still
-    /// runs a perform block on the context (the child's save itself, which scheduled this),
-    /// waits for it, as that thread's perform would wait for the main queue's. A context
-    /// bound to a task announces at that task's next access instead.
+    /// On the main queue: announces what a child's save changed, under the context's perform
+    /// lock even though the main queue owns the context: the child's save ran under that lock
+    /// on another thread, and taking it orders that save's writes before these reads (the
+    /// owner's confinement check alone does not; ThreadSanitizer saw it). A context bound to
+    /// a task announces at that task's next access instead.
     private func announceChildSave() {
-        if guardian.isAllowed() {
-            processPendingChanges()
-        } else if !guardian.isBoundToTask {
-            guardian.perform("context '\(name)'") { processPendingChanges() }
-        }
+        guard !guardian.isBoundToTask else { return }
+        guardian.perform("context '\(name)'") { processPendingChanges() }
     }
 }
 
