@@ -48,6 +48,36 @@ public final class ContextManager: @unchecked Sendable {  // mutable state behin
         set { lock.withLock { willCommitHook = newValue } }
     }
 
+    /// How the contexts of threads and tasks stand to the main context.
+    public enum StackShape: Sendable {
+        /// Every context reads and commits to the store itself, and merges the others'
+        /// commits (the default).
+        case siblings
+        /// MagicalRecord's stack: each thread's (and task's) context is a child of the main
+        /// context. It reads through the main context (seeing its unsaved changes), and a
+        /// class-level `commit()` saves it into the main context, which then saves to the
+        /// store (docs/threading.md, "Child contexts").
+        case childrenOfMainContext
+    }
+
+    /// How contexts made from now on stand to the main context: ``StackShape/siblings`` (the
+    /// default) or MagicalRecord's ``StackShape/childrenOfMainContext``. Contexts that exist
+    /// keep their shape; set it right after `setUp`.
+    ///
+    /// With children of the main context, a thread's commit (and each of its reads) uses the
+    /// main context from that thread under the main context's perform lock, as
+    /// ``ManagedObjectContext/performAndWait(_:)`` does: main-queue code must not use the main
+    /// context while other threads commit (main-actor code that awaits them is fine).
+    ///
+    /// ```swift
+    /// Employee.contextManager.stackShape = .childrenOfMainContext
+    /// ```
+    public var stackShape: StackShape {
+        get { lock.withLock { shape } }
+        set { lock.withLock { shape = newValue } }
+    }
+
+    private var shape = StackShape.siblings
     private var undo = true
     private var willCommitHook: (@Sendable (Int) -> Void)?
     /// Bumped by each settings change; contexts remember the version they last applied.
@@ -163,10 +193,7 @@ public final class ContextManager: @unchecked Sendable {  // mutable state behin
             }
             return mainContext
         }
-        let context = makeContext(.mainQueue, name: "\(name).main")
-        mainContext = context
-        mainSettingsVersion = settingsVersion
-        return context
+        return mainContextForChildren()
     }
 
     /// Gives `context` the current settings, on its own thread; returns their version.
@@ -192,11 +219,40 @@ public final class ContextManager: @unchecked Sendable {  // mutable state behin
         hook(context.insertedObjects.count + context.updatedObjects.count + context.deletedObjects.count)
     }
 
-    /// A new context on the model's store, merging every other context's commits.
+    /// A class-level commit of `context`, on its thread: the will-commit hook, the save, and,
+    /// for a child of the main context, the main context's save to the store (tried again by
+    /// the next commit when it failed: the changes wait in the main context).
+    func commit(_ context: ManagedObjectContext) throws {
+        prepareCommit(of: context)
+        try context.save()
+        guard let parent = context.parent else { return }
+        try parent.performAndWait {
+            prepareCommit(of: parent)
+            try parent.save()
+        }
+    }
+
+    /// A new context of the model: on the store, merging every other context's commits; or,
+    /// shaped as children of the main context, a child of it (under the lock).
     private func makeContext(_ type: ManagedObjectContext.ConcurrencyType, name: String) -> ManagedObjectContext {
+        if shape == .childrenOfMainContext && type != .mainQueue {
+            let context = mainContextForChildren().newChildContext(concurrencyType: type, name: name)
+            configure(context)
+            return context
+        }
         let context = ManagedObjectContext(coordinator: container.persistentStoreCoordinator, concurrencyType: type, name: name)
         context.automaticallyMergesChanges = true
         configure(context)
+        return context
+    }
+
+    /// The main context, made now (from any thread) when no main-queue code used it yet, as
+    /// the parent of other contexts (under the lock).
+    private func mainContextForChildren() -> ManagedObjectContext {
+        if let mainContext { return mainContext }
+        let context = makeContext(.mainQueue, name: "\(name).main")
+        mainContext = context
+        mainSettingsVersion = settingsVersion
         return context
     }
 

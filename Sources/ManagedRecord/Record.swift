@@ -68,9 +68,7 @@ extension Record where Self: ManagedObject {
     /// every other live context of the model. Throws, never only logs; after a failure the
     /// changes are still pending, to fix and retry or roll back.
     public static func commit() throws {
-        let context = contextForCurrentThread
-        contextManager.prepareCommit(of: context)
-        try context.save()
+        try contextManager.commit(contextForCurrentThread)
     }
 
     /// Discards the calling thread's unsaved changes.

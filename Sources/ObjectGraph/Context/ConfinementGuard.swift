@@ -51,6 +51,9 @@ final class ConfinementGuard: @unchecked Sendable {  // `performer` and `boundTa
         return isAllowedAwayFromHome(bound)
     }
 
+    /// Whether the context is bound to a task now.
+    var isBoundToTask: Bool { boundTask.load(ordering: .relaxed) != 0 }
+
     @inline(never)
     private func isAllowedAwayFromHome(_ bound: UInt) -> Bool {
         if bound != 0 { return TaskIdentity.currentToken == bound }

@@ -29,6 +29,14 @@ struct FetchPlan {
         order = try SortPlan(sortKeys, entity: entity)
     }
 
+    /// The plan a child context's query stands for, to run in its parent (same model).
+    init(_ query: StoreQuery) {
+        entity = query.entity
+        includesSubentities = query.includesSubentities
+        predicate = query.predicate
+        order = SortPlan(keys: query.sortKeys)
+    }
+
     /// What the store is asked: this plan, with a page (`limit` 0: all).
     func query(limit: Int = 0, offset: Int = 0) -> StoreQuery {
         StoreQuery(entity: entity, includesSubentities: includesSubentities, predicate: predicate, sortKeys: order.keys,

@@ -5,6 +5,10 @@ import OrderedCollections
 // when first touched, from the row cache or with one query; a read that fails under a
 // property access, which cannot throw, stops the process.
 extension ManagedObjectContext {
+    /// The coordinator's cache of stored rows, or nil in a child context: what a child reads
+    /// is its parent's state, which the cache of stored rows does not know.
+    var sharedRowCache: RowCache? { parent == nil ? persistentStoreCoordinator.rowCache : nil }
+
     /// Loads a fault's values (from the row cache, else one query) for a property access,
     /// which cannot throw. A row that no longer exists leaves the object deleted and
     /// unregistered, with default values (Core Data's `shouldDeleteInaccessibleFaults`).
@@ -21,7 +25,7 @@ extension ManagedObjectContext {
     /// Loads a fault's values, or throws what the read threw, leaving the fault as it was.
     func loadFault(_ object: ManagedObject) throws {
         guard object.state.contains(.fault) else { return }
-        if let cached = persistentStoreCoordinator.rowCache.row(for: object.objectID) {
+        if let cached = sharedRowCache?.row(for: object.objectID) {
             fill(object, with: cached.values, version: cached.version)
             awake(object)
             return
@@ -65,7 +69,8 @@ extension ManagedObjectContext {
     /// what the query threw.
     func loadObjects(with ids: OrderedSet<ObjectID>) throws -> [ManagedObject] {
         let objects = ids.map { object(with: $0) }
-        let faults = objects.filter { $0.state.contains(.fault) && persistentStoreCoordinator.rowCache.row(for: $0.objectID) == nil }
+        let cache = sharedRowCache
+        let faults = objects.filter { $0.state.contains(.fault) && cache?.row(for: $0.objectID) == nil }
         if faults.count > 1 { try loadFaults(faults) }
         return objects.filter { $0.context === self }
     }

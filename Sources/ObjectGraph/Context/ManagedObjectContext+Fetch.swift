@@ -18,24 +18,29 @@ extension ManagedObjectContext {
         willAccess()
         processPendingChanges()
         let plan = try FetchPlan(request, self)
-        let pending = request.includesPendingChanges && hasPendingChanges(for: plan.entity)
+        let objects = Self.downcast(try fetchObjects(plan, includesPendingChanges: request.includesPendingChanges,
+                                                     limit: request.fetchLimit, offset: request.fetchOffset), to: T.self)
+        if !request.relationshipKeyPathsForPrefetching.isEmpty {
+            try prefetch(request.relationshipKeyPathsForPrefetching, for: objects, entity: plan.entity)
+        }
+        return objects
+    }
+
+    /// The objects `plan` selects, registered in this context, with its unsaved changes
+    /// applied when `includesPendingChanges` (then sorted and paged in memory), in order.
+    func fetchObjects(_ plan: FetchPlan, includesPendingChanges: Bool, limit: Int, offset: Int) throws -> ContiguousArray<ManagedObject> {
+        let pending = includesPendingChanges && hasPendingChanges(for: plan.entity)
         // With pending changes the page is taken in memory, after they are applied.
-        let query = pending ? plan.query() : plan.query(limit: request.fetchLimit, offset: request.fetchOffset)
+        let query = pending ? plan.query() : plan.query(limit: limit, offset: offset)
         var fetched = ContiguousArray<ManagedObject>()
         do {
             defer { awakeFetched(fetched) }
             try store.fetchRows(query) { fetched.append(register($0)) }
         }
-        var objects = Self.downcast(fetched, to: T.self)
-        if pending {
-            var merged = applyPendingChanges(to: objects, plan: plan, includesSubentities: request.includesSubentities)
-            if !plan.order.keys.isEmpty { merged.sort(by: plan.order.areInIncreasingOrder) }
-            objects = Self.page(merged, limit: request.fetchLimit, offset: request.fetchOffset).map { unsafeDowncast($0, to: T.self) }
-        }
-        if !request.relationshipKeyPathsForPrefetching.isEmpty {
-            try prefetch(request.relationshipKeyPathsForPrefetching, for: objects, entity: plan.entity)
-        }
-        return objects
+        guard pending else { return fetched }
+        var merged = applyPendingChanges(to: Array(fetched), plan: plan, includesSubentities: plan.includesSubentities)
+        if !plan.order.keys.isEmpty { merged.sort(by: plan.order.areInIncreasingOrder) }
+        return ContiguousArray(Self.page(merged, limit: limit, offset: offset))
     }
 
     /// The number of objects `fetch(request)` would return, counted by the store with one
@@ -48,7 +53,11 @@ extension ManagedObjectContext {
         var extra = 0
         if request.includesPendingChanges && hasPendingChanges(for: plan.entity) {
             // Rows of changed objects are judged in memory on their new values instead.
-            let changed = updatedSet.union(deletedSet).filter { $0.entity.root === plan.entity.root && !$0.objectID.isTemporaryID }
+            // (In a child context an object its parent inserted has a temporary ID and is left
+            // out by that ID: ParentContextStore reads keys back as IDs.)
+            let changed = updatedSet.union(deletedSet).filter {
+                $0.entity.root === plan.entity.root && (parent != nil || !$0.objectID.isTemporaryID)
+            }
             if changed.count > 16_384 {   // too many keys for one statement to leave out: count a fetch
                 var plain = request
                 (plain.fetchLimit, plain.fetchOffset, plain.relationshipKeyPathsForPrefetching) = (0, 0, [])

@@ -37,7 +37,7 @@ extension ManagedObjectContext {
             guard case .object(let id) = owner.primitiveValue(slot: relationship.slot) else { continue }
             if let object = registered[id], !object.isFault {
                 loaded.append(object)
-            } else if !id.isTemporaryID {
+            } else if !id.isTemporaryID || parent != nil {
                 ids.append(id)
             }
         }
@@ -47,12 +47,12 @@ extension ManagedObjectContext {
             loaded.append(register(row))
             cached.append((row.id, RowCache.Entry(values: row.values, version: row.version)))
         }
-        coordinator.rowCache.store(cached)
+        if parent == nil { coordinator.rowCache.store(cached) }
         return loaded
     }
 
     private func prefetchToMany(_ relationship: RelationshipDescription, of owners: [ManagedObject]) throws -> [ManagedObject] {
-        let unloaded = owners.filter { !$0.objectID.isTemporaryID && $0.values[relationship.slot] == .unloaded }
+        let unloaded = owners.filter { (!$0.objectID.isTemporaryID || parent != nil) && $0.values[relationship.slot] == .unloaded }
         var loaded: [ManagedObject] = owners.filter { $0.values[relationship.slot] != .unloaded }
             .flatMap { $0.relatedObjects(relationship) }
         guard !unloaded.isEmpty else { return loaded }
@@ -66,7 +66,7 @@ extension ManagedObjectContext {
             loaded.append(object)
             cached.append((row.id, RowCache.Entry(values: row.values, version: row.version)))
         }
-        coordinator.rowCache.store(cached)
+        if parent == nil { coordinator.rowCache.store(cached) }
         for owner in unloaded {
             let ids = members[owner.objectID.key] ?? []
             owner.values[relationship.slot] = .objects(ids)

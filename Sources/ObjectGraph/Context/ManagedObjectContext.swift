@@ -39,10 +39,18 @@ public final class ManagedObjectContext: @unchecked Sendable {  // must reach pe
 
     /// The coordinator whose store this context reads and saves.
     public let persistentStoreCoordinator: PersistentStoreCoordinator
-    /// The coordinator's store, which every fetch, fault and save of this context goes to.
-    /// A coordinator opens its store once and never replaces it (`let`), so the context
-    /// keeps it from the start instead of asking the coordinator on every request.
+    /// The context this one reads through and saves into (Core Data's `parent`), or nil for a
+    /// context of the coordinator's store. See ``newChildContext(concurrencyType:name:)``.
+    public let parent: ManagedObjectContext?
+    /// Where every fetch, fault and save of this context goes: the coordinator's store, or,
+    /// for a child context, its parent (``ParentContextStore``). A coordinator opens its
+    /// store once and never replaces it (`let`), so the context keeps it from the start
+    /// instead of asking the coordinator on every request.
     let store: any PersistentStore
+    /// The inboxes of this context's child contexts, which hear what reaches this context
+    /// (its saves, merges, and its children's saves); thread-safe (children register and
+    /// leave from their own threads).
+    let childInboxes = Locked<[ObjectIdentifier: MergeInbox]>([:])
     /// A name for messages and logs; the persistent history records it with each save
     /// (``HistoryTransaction/contextName``).
     public var name: String
@@ -107,6 +115,7 @@ public final class ManagedObjectContext: @unchecked Sendable {  // must reach pe
     /// Creates a context on `coordinator`.
     public init(coordinator: PersistentStoreCoordinator, concurrencyType: ConcurrencyType = .confined, name: String? = nil) {
         persistentStoreCoordinator = coordinator
+        parent = nil
         store = coordinator.store
         self.concurrencyType = concurrencyType
         self.name = name ?? "context"
@@ -114,8 +123,26 @@ public final class ManagedObjectContext: @unchecked Sendable {  // must reach pe
         coordinator.register(self)
     }
 
+    /// A child of `parent`: it reads through the parent and saves into it; it hears the
+    /// parent's changes, not the coordinator's broadcasts.
+    init(parent: ManagedObjectContext, concurrencyType: ConcurrencyType, name: String?) {
+        persistentStoreCoordinator = parent.persistentStoreCoordinator
+        self.parent = parent
+        let parentStore = ParentContextStore(parent: parent)
+        store = parentStore
+        self.concurrencyType = concurrencyType
+        self.name = name ?? "child of \(parent.name)"
+        guardian = ConfinementGuard(concurrencyType)
+        parentStore.childInbox = inbox
+        parent.adopt(inbox)
+    }
+
     deinit {
-        persistentStoreCoordinator.unregister(self)
+        if let parent {
+            parent.abandon(inbox)
+        } else {
+            persistentStoreCoordinator.unregister(self)
+        }
         detachAllObjects()
     }
 
@@ -245,8 +272,8 @@ public final class ManagedObjectContext: @unchecked Sendable {  // must reach pe
     public func object(with id: ObjectID) -> ManagedObject {
         willAccess()
         if let object = registered[id] { return object }
-        precondition(!id.isTemporaryID, "ManagedRecord: \(id) is a temporary ID of another context; save that context first and use the permanent ID")
-        precondition(id.store === store.identity, "ManagedRecord: \(id) belongs to another store")
+        precondition(!id.isTemporaryID || parent != nil, "ManagedRecord: \(id) is a temporary ID of another context; save that context first and use the permanent ID")
+        precondition(id.isTemporaryID || id.store === store.identity, "ManagedRecord: \(id) belongs to another store")
         return makeFault(id)
     }
 
@@ -265,7 +292,7 @@ public final class ManagedObjectContext: @unchecked Sendable {  // must reach pe
     /// context, so there is nothing to update, and the reference can still be cleared).
     func inverseTarget(_ id: ObjectID) -> ManagedObject? {
         if let object = registered[id] { return object }
-        return id.isTemporaryID ? nil : object(with: id)
+        return id.isTemporaryID && parent == nil ? nil : object(with: id)
     }
 
     func makeFault(_ id: ObjectID) -> ManagedObject {
@@ -294,7 +321,7 @@ public final class ManagedObjectContext: @unchecked Sendable {  // must reach pe
             }
             return object
         }
-        guard !id.isTemporaryID, id.store === store.identity else {
+        guard !id.isTemporaryID || parent != nil, id.isTemporaryID || id.store === store.identity else {
             throw ContextError(code: .foreignObjectID, objectID: id, message: "\(id) is temporary or belongs to another store")
         }
         let object = makeFault(id)

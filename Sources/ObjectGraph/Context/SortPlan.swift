@@ -5,6 +5,10 @@ import Foundation
 struct SortPlan {
     var keys: [BoundSortKey] = []
 
+    init(keys: [BoundSortKey]) {
+        self.keys = keys
+    }
+
     init(_ sortKeys: [SortKey], entity: EntityDescription) throws {
         for key in sortKeys {
             let path: BoundPath

@@ -11,6 +11,10 @@ public struct ContextError: Error, CustomStringConvertible, Sendable {
         /// A save gave up because `willSave()` kept changing objects: after 100 rounds of
         /// hooks, ``ContextError/objectID`` still changed in the last one. Nothing was written.
         public static let saveDidNotSettle = Code(name: "saveDidNotSettle")
+        /// An aggregate, distinct-values or dictionary fetch in a child context, while its
+        /// parent (or a context above it) has unsaved changes the store's one statement could
+        /// not include. Save the parents first, or fetch the objects and compute in memory.
+        public static let unsavedChangesInParent = Code(name: "unsavedChangesInParent")
         public var description: String { name }
     }
 

@@ -8,4 +8,10 @@ struct ChangeSet: Sendable {
     /// Whole entities a batch delete emptied, told without listing their rows.
     var deletedEntities: [EntityDeletion] = []
     var changes = ContextChanges()
+    /// For child contexts: the temporary IDs a save to the store made permanent (children
+    /// still hold objects under the temporary IDs their parent gave them).
+    var remapped: [ObjectID: ObjectID] = [:]
+    /// Told by a parent context to its child: the values are the parent's current ones, which
+    /// the child takes whatever the versions (a parent's unsaved change keeps the version).
+    var fromParent = false
 }

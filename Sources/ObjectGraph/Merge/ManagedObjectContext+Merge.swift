@@ -35,6 +35,7 @@ extension ManagedObjectContext {
             }
         }
         for set in sets {
+            if !set.remapped.isEmpty { adoptPermanentIDs(set.remapped) }
             var moves = MemberMoves()
             var deleted = set.deleted
             for deletion in set.deletedEntities { deleted += registered.objects.lazy.map(\.objectID).filter(deletion.contains) }
@@ -52,7 +53,9 @@ extension ManagedObjectContext {
                     merged.changedKeys[id] = set.changes.changedKeys[id]
                     continue
                 }
-                guard !object.isDeleted, version > object.version else { continue }
+                // A parent's values are its current ones, whatever the version (an unsaved
+                // change keeps it); a store's are newer only with a newer version.
+                guard !object.isDeleted, set.fromParent || version > object.version else { continue }
                 // An undone change is none: such an object takes the save like a clean one.
                 let changed = object.isUpdated ? object.changedSlots() : []
                 moves.note(id, shown: object.values, keeping: Set(changed), saved: .values(values), changedKeys: set.changes.changedKeys[id])
@@ -72,6 +75,7 @@ extension ManagedObjectContext {
             if !moves.isEmpty { merged.noteOwners(moves.apply(in: self)) }
         }
         post(.objectsDidChange, merged)
+        if hasMergingChildren { tellChildren(merged: sets, overflowed: overflowed) }
     }
 
     /// Another context's saved row, merged into `object`, which has unsaved changes in the

@@ -34,6 +34,31 @@ extension ManagedObjectContext {
     }
 }
 
+extension ManagedObjectContext {
+    /// After a child context on another thread saved into this context (under its perform
+    /// lock): an observed main-queue context announces the change on the main queue, as it
+    /// merges other contexts' saves there, so fetched results on it follow the child's save
+    /// without waiting for the next access. Any other context announces it at its owner's
+    /// next ``processPendingChanges()`` (every fetch and save calls it).
+    ///
+    /// Called, outside the lock, only for a context that pushes merges (`pushesMerges`, read
+    /// under the lock by the caller).
+    func announceChildSaveOnMainQueue() {
+        let reference = WeakContextReference(self)
+        DispatchQueue.main.async { reference.context?.announceChildSave() }
+    }
+
+    /// On the main queue: announces what a child's save changed, under the context's perform
+    /// lock even though the main queue owns the context: the child's save ran under that lock
+    /// on another thread, and taking it orders that save's writes before these reads (the
+    /// owner's confinement check alone does not; ThreadSanitizer saw it). A context bound to
+    /// a task announces at that task's next access instead.
+    private func announceChildSave() {
+        guard !guardian.isBoundToTask else { return }
+        guardian.perform("context '\(name)'") { processPendingChanges() }
+    }
+}
+
 /// A context held without keeping it alive, for blocks scheduled on its queue.
 final class WeakContextReference: Sendable {
     weak let context: ManagedObjectContext?

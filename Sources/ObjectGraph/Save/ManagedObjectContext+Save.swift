@@ -43,13 +43,17 @@ extension ManagedObjectContext {
         for object in SaveOrder.sorted(Array(updatedSet), by: { $0.objectID }) where !object.isDeleted {
             let plan = plans(object.entity)
             let changes = ChangedSlots(of: object, plan)
-            if plan.changesPersistentSlots(changes) { updated.append(.init(object: object, changes: changes)) }
+            // A child hands its parent every change, also to a to-many the store keeps on the other side.
+            if plan.changesPersistentSlots(changes) || (parent != nil && !changes.isEmpty) {
+                updated.append(.init(object: object, changes: changes))
+            }
         }
         try validate(inserted: inserted, updated: updated, deleted: deleted, layout)
 
         let coordinator = persistentStoreCoordinator
         let outcome = try store.save(SaveRequest(policy: mergePolicy, inserted: inserted, updated: updated, deleted: deleted,
                                                   author: transactionAuthor, contextName: name))
+        if parent != nil { return applyToParent(inserted: inserted, updated: updated, deleted: deleted) }
         apply(outcome, inserted: inserted, updated: updated, deleted: deleted, layout)
         // Derived attributes an Apple store's triggers recomputed: cached rows are stale.
         if outcome.recomputedRows { coordinator.rowCache.removeAll() }
@@ -64,8 +68,12 @@ extension ManagedObjectContext {
         // The change set is built only when someone will read it.
         let observed = !(observers[.didSave]?.isEmpty ?? true)
         let merging = coordinator.hasMergingContexts(besides: self)
-        let announced = observed || coordinator.changeObservers.isObserved || merging
+        let children = hasMergingChildren
+        let announced = observed || coordinator.changeObservers.isObserved || merging || children
         var changeSet = ChangeSet()
+        // The permanent IDs of new objects by their temporary ones, for children only (no other
+        // context holds a temporary ID of this one).
+        var remapped: [ObjectID: ObjectID] = [:]
         let keys = outcome.keys
         let vanished = Set(outcome.vanished.map(ObjectIdentifier.init))
         let resolved = outcome.resolved
@@ -97,6 +105,7 @@ extension ManagedObjectContext {
                 if announced {
                     changeSet.inserted.append(id)
                     changeSet.changes.inserted.insert(id)
+                    if children { remapped[temporary] = id }
                 }
             }
             for update in updated {
@@ -147,7 +156,50 @@ extension ManagedObjectContext {
         for object in deleted { object.didSave() }
         if !resolvedChanges.isEmpty { post(.objectsDidChange, resolvedChanges) }
         if observed { post(.didSave, changeSet.changes) }
-        if announced { coordinator.broadcast(changeSet, from: self) }
+        if merging || observed || coordinator.changeObservers.isObserved { coordinator.broadcast(changeSet, from: self) }
+        if children {
+            // Children hold the objects under the temporary IDs this context gave them.
+            changeSet.remapped = remapped
+            changeSet.fromParent = true
+            tellChildren(changeSet)
+        }
+    }
+
+    /// After a child's save went into its parent: the saved values become the snapshot (the
+    /// inserted objects keep their temporary IDs, as the parent has them), `didSave()` runs
+    /// and `.didSave` observers hear it. Nothing is broadcast: the parent tells its other
+    /// children.
+    private func applyToParent(inserted: [ManagedObject], updated: [SaveRequest.Update], deleted: [ManagedObject]) {
+        let observed = !(observers[.didSave]?.isEmpty ?? true)
+        var changes = ContextChanges()
+        for object in inserted {
+            object.snapshot = object.values
+            object.state.remove([.inserted, .updated])
+            if observed { changes.inserted.insert(object.objectID) }
+        }
+        for update in updated {
+            let object = update.object
+            object.snapshot = object.values
+            object.state.remove(.updated)
+            guard observed else { continue }
+            changes.updated.insert(object.objectID)
+            var names = Set<String>()
+            update.changes.forEach { names.insert(object.entity.properties[$0].name) }
+            changes.changedKeys[object.objectID] = names
+        }
+        for object in deleted {
+            if observed { changes.deleted.insert(object.objectID) }
+            unregister(object)
+        }
+        insertedSet.removeAll()
+        deletedSet.removeAll()
+        undoStack?.removeAll()
+        for object in updatedSet { object.state.remove(.updated) }
+        updatedSet.removeAll()
+        for object in inserted { object.didSave() }
+        for update in updated { update.object.didSave() }
+        for object in deleted { object.didSave() }
+        if observed { post(.didSave, changes) }
     }
 
     @inline(__always)

@@ -155,7 +155,7 @@ extension ManagedObjectContext {
     }
 
     private func isInserted(_ id: ObjectID) -> Bool {
-        registered[id]?.isInserted == true
+        holdsUnsavedObject(id)
     }
 
     /// `Codable` attributes holding a value their encoder refused (see `CodableAttributeCodec`).

@@ -27,13 +27,17 @@ enum GraphStep: CustomStringConvertible, Sendable {
     case mergeSecondContainer
     /// Every container is closed and opened again on the same store (unsaved changes go).
     case reopen
+    /// A child context of `actor`'s context is opened, `steps` (edits, or a child of its
+    /// own) run in it, and then it is saved into its parent (`saves`) or dropped.
+    indirect case child(actor: Int, steps: [GraphStep], saves: Bool)
 
     /// The context the step acts in (nil: several or none).
     var actor: Int? {
         switch self {
         case .insert(let actor, _), .setNumber(let actor, _, _), .setText(let actor, _, _), .setDepartment(let actor, _, _),
              .setProject(let actor, _, _), .setMember(let actor, _, _, _, _), .reorderTags(let actor, _, _), .delete(let actor, _, _),
-             .save(let actor), .rollback(let actor), .undo(let actor), .refresh(let actor, _, _, _), .reset(let actor):
+             .save(let actor), .rollback(let actor), .undo(let actor), .refresh(let actor, _, _, _), .reset(let actor),
+             .child(let actor, _, _):
             actor
         case .mergeSecondContainer, .reopen:
             nil
@@ -67,6 +71,7 @@ enum GraphStep: CustomStringConvertible, Sendable {
         case .reset: "reset"
         case .mergeSecondContainer: "merge"
         case .reopen: "reopen"
+        case .child(_, _, let saves): saves ? "child saved into its parent" : "child dropped"
         }
     }
 
@@ -90,6 +95,9 @@ enum GraphStep: CustomStringConvertible, Sendable {
         case .reset(let a): return "\(name(a)): reset"
         case .mergeSecondContainer: return "C: mergeChanges(fromSaveOf:) of A's and B's saves"
         case .reopen: return "reopen every container"
+        case .child(let a, let steps, let saves):
+            let inner = steps.map { "\($0)".replacingOccurrences(of: "\(name(a)): ", with: "") }.joined(separator: "; ")
+            return "\(name(a)): in a child { \(inner) }, then \(saves ? "save it into \(name(a))" : "drop it")"
         }
     }
 }
@@ -144,10 +152,24 @@ extension GraphStep {
         case 63..<78: return .save(actor: actor)
         case 78..<81: return .rollback(actor: actor)
         case 81..<85: return .undo(actor: actor)
-        case 85..<92: return .refresh(actor: actor, entity(), pick: pick(), merge: Int.random(in: 0..<3, using: &random) > 0)
+        case 85..<89: return .refresh(actor: actor, entity(), pick: pick(), merge: Int.random(in: 0..<3, using: &random) > 0)
+        case 89..<92: return childEpisode(actor: actor, depth: 1, using: &random)
         case 92..<94: return .reset(actor: actor)
         case 94..<98: return .mergeSecondContainer
         default: return .reopen
         }
+    }
+
+    /// A child context's episode: one to five edits, sometimes a grandchild's episode among
+    /// them (two levels at most); saved into the parent two times in three.
+    static func childEpisode(actor: Int, depth: Int, using random: inout GraphRandom) -> GraphStep {
+        let steps = (0..<Int.random(in: 1...5, using: &random)).map { _ -> GraphStep in
+            if depth < 2 && Int.random(in: 0..<6, using: &random) == 0 { return childEpisode(actor: actor, depth: depth + 1, using: &random) }
+            while true {
+                let step = GraphStep.random(actor: actor, using: &random)
+                if step.isEdit { return step }
+            }
+        }
+        return .child(actor: actor, steps: steps, saves: Int.random(in: 0..<3, using: &random) > 0)
     }
 }

@@ -6,7 +6,7 @@ import Testing
 /// failed before its fix), run on both stores.
 @Suite("Object graph generator examples", .onOwnThreads)
 struct ObjectGraphGeneratorExampleTests {
-    private func expectNoMismatch(_ steps: [GraphStep], _ kind: StoreKind) throws {
+    func expectNoMismatch(_ steps: [GraphStep], _ kind: StoreKind) throws {
         let result = try ObjectGraphGeneratorTests.check(steps, on: kind)
         #expect(result.mismatch == nil, "\(result.mismatch.map(\.description) ?? "")")
         #expect(result.executed == steps.count)
