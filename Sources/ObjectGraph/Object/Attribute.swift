@@ -30,7 +30,7 @@ public struct Attribute<Value, Codec: AttributeCodec>: OrdinalProperty where Cod
 
     /// An attribute of a native Core Data type.
     @inlinable
-    public init(wrappedValue: @autoclosure @escaping () -> Value, _ options: AttributeOptions = [])
+    public init(wrappedValue: @autoclosure @escaping () -> Value, _ options: @autoclosure () -> AttributeOptions = AttributeOptions())
     where Value: AttributeValue, Codec == NativeAttributeCodec<Value> {
         compactOrdinal = Self.register(wrappedValue, options)
     }
@@ -38,7 +38,7 @@ public struct Attribute<Value, Codec: AttributeCodec>: OrdinalProperty where Cod
     /// An attribute holding any `Codable` value, stored as a transformable BLOB.
     @_disfavoredOverload
     @inlinable
-    public init(wrappedValue: @autoclosure @escaping () -> Value, _ options: AttributeOptions = [])
+    public init(wrappedValue: @autoclosure @escaping () -> Value, _ options: @autoclosure () -> AttributeOptions = AttributeOptions())
     where Value: Codable, Codec == CodableAttributeCodec<Value> {
         compactOrdinal = Self.register(wrappedValue, options)
     }
@@ -51,7 +51,7 @@ public struct Attribute<Value, Codec: AttributeCodec>: OrdinalProperty where Cod
     /// @Attribute(originalName: "surname") var lastName: String = ""
     /// ```
     @inlinable
-    public init(wrappedValue: @autoclosure @escaping () -> Value, _ options: AttributeOptions = [], originalName: String)
+    public init(wrappedValue: @autoclosure @escaping () -> Value, _ options: @autoclosure () -> AttributeOptions = AttributeOptions(), originalName: String)
     where Value: AttributeValue, Codec == NativeAttributeCodec<Value> {
         compactOrdinal = Self.register(wrappedValue, options, originalName: originalName)
     }
@@ -60,21 +60,27 @@ public struct Attribute<Value, Codec: AttributeCodec>: OrdinalProperty where Cod
     /// native form).
     @_disfavoredOverload
     @inlinable
-    public init(wrappedValue: @autoclosure @escaping () -> Value, _ options: AttributeOptions = [], originalName: String)
+    public init(wrappedValue: @autoclosure @escaping () -> Value, _ options: @autoclosure () -> AttributeOptions = AttributeOptions(), originalName: String)
     where Value: Codable, Codec == CodableAttributeCodec<Value> {
         compactOrdinal = Self.register(wrappedValue, options, originalName: originalName)
     }
 
     /// The wrapper's ordinal in the object being created; while its class is being
-    /// described, also records what it declares. Defaults are never evaluated here.
-    @inlinable
-    static func register(_ defaultValue: @escaping () -> Value, _ options: AttributeOptions, originalName: String? = nil) -> Int16 {
+    /// described, also records what it declares. Defaults are never evaluated here, and
+    /// neither are the options (an autoclosure). Every object runs its wrappers' `init`, so
+    /// this stays a call of its own (specialized, never inlined): inlined into the wrapper's
+    /// `init`, the compiler boxed the default-value closure for `record` before the recording
+    /// test, one heap allocation per attribute of every new or fetched object (fetch all of
+    /// 100,000 objects: 71 → 101 ms).
+    @inlinable @inline(never)
+    static func register(_ defaultValue: @escaping () -> Value, _ options: () -> AttributeOptions, originalName: String? = nil) -> Int16 {
         let ordinal = og_take_ordinal()
-        if og_is_recording() { record(ordinal, defaultValue: defaultValue, options: options, originalName: originalName, in: ReflectionRecorder.current) }
+        if og_is_recording() { record(ordinal, defaultValue: defaultValue, options: options(), originalName: originalName, in: ReflectionRecorder.current) }
         return Int16(truncatingIfNeeded: ordinal)
     }
 
-    @inlinable
+    /// Out of line: it runs once per class, while the class is described.
+    @usableFromInline @inline(never)
     static func record(_ ordinal: Int32, defaultValue: @escaping () -> Value, options: AttributeOptions, originalName: String?,
                        in recorder: ReflectionRecorder) {
         recorder.blueprints[ordinal] = .attribute(AttributeBlueprint(
