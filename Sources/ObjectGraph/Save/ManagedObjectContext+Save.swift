@@ -146,14 +146,7 @@ extension ManagedObjectContext {
             unregister(object)
         }
         changeSet.deleted = deletedIDs
-        insertedSet.removeAll()
-        deletedSet.removeAll()
-        undoStack?.removeAll()
-        for object in updatedSet { object.state.remove(.updated) }
-        updatedSet.removeAll()
-        for object in inserted { object.didSave() }
-        for update in updated { update.object.didSave() }
-        for object in deleted { object.didSave() }
+        endSave(inserted: inserted, updated: updated, deleted: deleted)
         if !resolvedChanges.isEmpty { post(.objectsDidChange, resolvedChanges) }
         if observed { post(.didSave, changeSet.changes) }
         if merging || observed || coordinator.changeObservers.isObserved { coordinator.broadcast(changeSet, from: self) }
@@ -191,6 +184,13 @@ extension ManagedObjectContext {
             if observed { changes.deleted.insert(object.objectID) }
             unregister(object)
         }
+        endSave(inserted: inserted, updated: updated, deleted: deleted)
+        if observed { post(.didSave, changes) }
+    }
+
+    /// What every save ends with, to the store or into the parent: nothing is pending any
+    /// more, nothing can be undone, and every saved object hears `didSave()`.
+    private func endSave(inserted: [ManagedObject], updated: [SaveRequest.Update], deleted: [ManagedObject]) {
         insertedSet.removeAll()
         deletedSet.removeAll()
         undoStack?.removeAll()
@@ -199,7 +199,6 @@ extension ManagedObjectContext {
         for object in inserted { object.didSave() }
         for update in updated { update.object.didSave() }
         for object in deleted { object.didSave() }
-        if observed { post(.didSave, changes) }
     }
 
     @inline(__always)
